@@ -1,0 +1,12 @@
+/* errname.h - symbolic errno names ("EACCES"), the form the contract uses:
+ * evidence must keep EACCES/EPERM/EROFS (policy) apart from ENOENT or
+ * ECONNREFUSED (nothing there), and numbers differ between OSes. */
+#ifndef SANDPROOF_ERRNAME_H
+#define SANDPROOF_ERRNAME_H
+
+/* Never NULL: unknown values come back as "E<number>" in a static buffer. */
+const char *errname(int err);
+/* "SIGKILL" or "SIG<number>". */
+const char *signame(int sig);
+
+#endif

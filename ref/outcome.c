@@ -1,0 +1,162 @@
+/* outcome.c - see outcome.h. */
+#include "outcome.h"
+
+#include <errno.h>
+
+#include "errname.h"
+#include "jw.h"
+#include "request.h"
+
+const char *outcome_kind_name(enum outcome_kind k)
+{
+	switch (k) {
+	case OK_SUCCESS: return "success";
+	case OK_APPLICATION_FAILURE: return "application_failure";
+	case OK_TIMED_OUT: return "timed_out";
+	case OK_CANCELLED: return "cancelled";
+	case OK_ENFORCEMENT_DENIED: return "enforcement_denied";
+	case OK_SANDBOX_SETUP_FAILURE: return "sandbox_setup_failure";
+	case OK_EXECUTABLE_NOT_FOUND: return "executable_not_found";
+	}
+	return "sandbox_setup_failure";
+}
+
+/* completed: the command ran to its own end; failed: it never ran (setup or
+ * exec); denied: the runner stopped it for a policy violation; cancelled:
+ * stopped by timeout or by the caller. */
+const char *outcome_state_name(enum outcome_kind k)
+{
+	switch (k) {
+	case OK_SUCCESS:
+	case OK_APPLICATION_FAILURE: return "completed";
+	case OK_ENFORCEMENT_DENIED: return "denied";
+	case OK_TIMED_OUT:
+	case OK_CANCELLED: return "cancelled";
+	default: return "failed";
+	}
+}
+
+static void write_enforcement(struct jw *w, const struct enforcement *e)
+{
+	jw_obj_open(w, "enforcement");
+	jw_str(w, "backend", e->backend ? e->backend : "none");
+	jw_bool(w, "user_ns", e->user_ns);
+	jw_bool(w, "mount_ns", e->mount_ns);
+	jw_bool(w, "pid_ns", e->pid_ns);
+	jw_bool(w, "net_ns", e->net_ns);
+	jw_bool(w, "ipc_ns", e->ipc_ns);
+	jw_bool(w, "seccomp", e->seccomp);
+	jw_bool(w, "denials_reported", e->seccomp_notify);
+	jw_bool(w, "no_new_privs", e->no_new_privs);
+	jw_bool(w, "caps_dropped", e->caps_dropped);
+	jw_int(w, "landlock_abi", e->landlock_abi);
+	jw_obj_close(w);
+}
+
+static void write_runtime(struct jw *w, const struct outcome_runtime *r)
+{
+	if (!r->present) {
+		jw_null(w, "runtime");
+		return;
+	}
+	jw_obj_open(w, "runtime");
+	jw_str(w, "root", r->root);
+	jw_bool(w, "reprovisioned", r->reprovisioned);
+	if (r->reprovisioned)
+		jw_str(w, "reprovision_reason", r->reprovision_reason);
+	jw_arr_open(w, "evicted");
+	for (size_t i = 0; i < r->n_evicted; i++)
+		jw_str(w, NULL, r->evicted[i]);
+	jw_arr_close(w);
+	jw_arr_open(w, "skipped");
+	for (size_t i = 0; i < r->n_skipped; i++)
+		jw_str(w, NULL, r->skipped[i]);
+	jw_arr_close(w);
+	jw_obj_close(w);
+}
+
+static void write_stream(struct jw *w, const char *name, const char *count,
+			 const struct capture *c, bool captured)
+{
+	if (!captured) {
+		jw_null(w, name);
+		jw_null(w, count);
+		return;
+	}
+	jw_strn(w, name, c->buf ? c->buf : "", c->len);
+	jw_uint(w, count, c->total);
+}
+
+int outcome_write(const struct outcome *o, FILE *f)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	jw_obj_open(&w, NULL);
+	jw_int(&w, "version", REQUEST_VERSION);
+	jw_str(&w, "state", outcome_state_name(o->kind));
+	jw_str(&w, "kind", outcome_kind_name(o->kind));
+	jw_obj_open(&w, "exit");
+	if (o->has_status && !o->signal)
+		jw_int(&w, "code", o->exit_code);
+	else
+		jw_null(&w, "code");
+	if (o->has_status && o->signal) {
+		jw_int(&w, "signal", o->signal);
+		jw_str(&w, "signal_name", signame(o->signal));
+	} else {
+		jw_null(&w, "signal");
+	}
+	jw_obj_close(&w);
+	write_stream(&w, "stdout", "stdout_bytes", &o->out, o->captured);
+	write_stream(&w, "stderr", "stderr_bytes", &o->err, o->captured);
+	jw_bool(&w, "truncated", o->captured && (capture_truncated(&o->out) ||
+						 capture_truncated(&o->err)));
+	jw_arr_open(&w, "denials");
+	for (size_t i = 0; i < o->denials.n; i++) {
+		const struct denial *d = &o->denials.v[i];
+
+		jw_obj_open(&w, NULL);
+		jw_str(&w, "kind", d->kind);
+		jw_str(&w, d->kind[0] == 's' ? "name" : "path", d->what);
+		jw_obj_close(&w);
+	}
+	jw_arr_close(&w);
+	jw_uint(&w, "denials_dropped", o->denials.dropped);
+	write_enforcement(&w, &o->enf);
+	write_runtime(&w, &o->runtime);
+	if (o->kind == OK_SANDBOX_SETUP_FAILURE) {
+		jw_obj_open(&w, "setup_error");
+		jw_str(&w, "step", o->setup.step);
+		jw_str(&w, "errno", errname(o->setup.err));
+		jw_str(&w, "detail", o->setup.detail);
+		jw_obj_close(&w);
+	}
+	if (o->exec_errno)
+		jw_str(&w, "exec_error", errname(o->exec_errno));
+	if (o->kind == OK_CANCELLED)
+		jw_str(&w, "cancel_signal", signame(o->cancel_signal));
+	jw_uint(&w, "duration_ms", o->duration_ms);
+	jw_obj_close(&w);
+	fputc('\n', f);
+	if (fflush(f) != 0 || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+int outcome_exit_status(const struct outcome *o)
+{
+	switch (o->kind) {
+	case OK_SUCCESS:
+	case OK_APPLICATION_FAILURE:
+		if (o->exec_errno)
+			return 126;
+		return o->signal ? 128 + o->signal : o->exit_code;
+	case OK_TIMED_OUT: return 124;
+	case OK_CANCELLED: return 128 + o->cancel_signal;
+	case OK_EXECUTABLE_NOT_FOUND: return 127;
+	case OK_ENFORCEMENT_DENIED:
+	case OK_SANDBOX_SETUP_FAILURE: return 125;
+	}
+	return 125;
+}

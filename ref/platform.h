@@ -1,0 +1,119 @@
+/* platform.h - the one seam between the runner core and an OS adapter.
+ *
+ * The core (ref/) validates a request and supervises a run; an adapter
+ * (platforms/<os>/) turns the validated request into one enforceable plan
+ * and carries it out.  The adapter never calls into the core: it only sees
+ * the types declared in request.h and here.
+ *
+ * Contract every adapter keeps (docs/CONTRACT.md, SETUP-1): when any part of
+ * the requested enforcement cannot be applied, platform_prepare() or
+ * platform_launch() reports a setup error and the command never runs.  No
+ * path runs a command with less enforcement than it was asked for. */
+#ifndef SANDPROOF_PLATFORM_H
+#define SANDPROOF_PLATFORM_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "request.h"
+
+/* Which enforcement step failed, and why.  step is a short stable token
+ * ("unshare", "mount:/home/u/proj", "seccomp", ...); err a positive errno. */
+struct setup_error {
+	char step[96];
+	int err;
+	char detail[256];
+};
+
+/* What was really applied; reported verbatim in the outcome. */
+struct enforcement {
+	const char *backend;
+	bool user_ns, mount_ns, pid_ns, net_ns, ipc_ns;
+	bool seccomp, seccomp_notify, no_new_privs, caps_dropped;
+	int landlock_abi; /* 0: Landlock not used */
+};
+
+/* A typed fact the runner observed, never a guess from output text. */
+#define DENIAL_MAX 256
+struct denial {
+	char kind[24];   /* "syscall", "protected_create" */
+	char what[256];  /* syscall name or host path */
+};
+struct denials {
+	struct denial v[DENIAL_MAX];
+	size_t n;
+	size_t dropped; /* observed but not stored: the list is bounded */
+};
+static inline void denials_add(struct denials *d, const char *kind,
+			       const char *what)
+{
+	if (d->n >= DENIAL_MAX) {
+		d->dropped++;
+		return;
+	}
+	snprintf(d->v[d->n].kind, sizeof(d->v[d->n].kind), "%s", kind);
+	snprintf(d->v[d->n].what, sizeof(d->v[d->n].what), "%s", what);
+	d->n++;
+}
+
+struct launch_stdio {
+	int in, out, err; /* become the command's 0, 1, 2 */
+};
+
+enum launch_result {
+	LAUNCH_RUNNING = 0,    /* the command was exec'd */
+	LAUNCH_SETUP_FAILED,   /* enforcement could not be applied; nothing ran */
+	LAUNCH_EXEC_FAILED,    /* enforcement applied, execve failed (exec_errno) */
+};
+
+struct launch_status {
+	enum launch_result result;
+	struct setup_error setup;
+	int exec_errno;
+};
+
+struct plan;
+struct launch;
+
+/* Once per runner process, before any launch (e.g. become a child
+ * subreaper so no descendant can outlive supervision).  0 or -errno. */
+int platform_supervisor_init(void);
+
+/* Validated request -> launch plan.  0, or -errno with *err filled. */
+int platform_prepare(const struct request *req, struct plan **out,
+		     struct setup_error *err);
+void platform_plan_free(struct plan *plan);
+
+/* Carry the plan out.  Returns 0 and a launch handle whenever a process was
+ * started (even if setup then failed: st says how far it got), or -errno with
+ * st->setup filled when nothing could be started.  The handle's pid must be
+ * reaped by the caller; platform_release() ends the handle. */
+int platform_launch(struct plan *plan, const struct launch_stdio *io,
+		    struct launch **out, struct launch_status *st);
+
+/* The one process whose wait status is the command's wait status. */
+pid_t platform_pid(const struct launch *l);
+
+/* Kill everything the launch started, daemonized descendants included.
+ * Never signals a process that is not a descendant of this runner. */
+int platform_kill_tree(struct launch *l);
+
+/* Extra descriptors the supervisor must poll for this launch (seccomp
+ * notifications, protected-create monitor).  Returns how many were written
+ * into fds (at most max). */
+int platform_pollfds(struct launch *l, struct pollfd *fds, int max);
+
+/* Service the descriptors returned above after poll().  Records denials.
+ * Returns 1 when the run must be stopped for an enforcement denial, else 0. */
+int platform_service(struct launch *l, const struct pollfd *fds, int n,
+		     struct denials *d);
+
+void platform_enforcement(const struct plan *plan, struct enforcement *e);
+
+/* After the command's process was reaped: undo host-side effects (remove a
+ * protected name the command created, ...) and free the handle. */
+void platform_release(struct launch *l, struct denials *d);
+
+#endif

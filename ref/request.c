@@ -1,0 +1,608 @@
+/* request.c - strict parsing of the request contract (CONTRACT.md, REQ-*).
+ *
+ * Parse, then validate every field against a fixed schema, then build the
+ * plain struct request.  Anything unknown, duplicated, mistyped or
+ * ambiguous is refused with the JSON path of the field: a sandbox request
+ * that is silently half-understood is a sandbox that enforces less than the
+ * caller believes. */
+#include "request.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jscan.h"
+
+const char *const request_default_protected[] = {
+	".git/hooks", ".git/config", ".agents", ".zero", NULL,
+};
+
+struct pctx {
+	char *err;
+	const char *home;
+};
+
+static int perr(struct pctx *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct pctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(c->err, REQUEST_ERR_MAX, "%s: ", path);
+
+	va_start(ap, fmt);
+	if (n >= 0 && n < REQUEST_ERR_MAX)
+		vsnprintf(c->err + n, REQUEST_ERR_MAX - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int strv_push(struct strv *sv, const char *s)
+{
+	char **nv = realloc(sv->v, (sv->n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	sv->v = nv;
+	sv->v[sv->n] = strdup(s);
+	if (!sv->v[sv->n])
+		return -ENOMEM;
+	sv->v[++sv->n] = NULL;
+	return 0;
+}
+
+void strv_free(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+void request_init(struct request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->version = REQUEST_VERSION;
+	req->timeout_ms = REQUEST_DEFAULT_TIMEOUT_MS;
+	req->output_limit_bytes = REQUEST_DEFAULT_OUTPUT_LIMIT;
+	req->fs_kind = FS_RESTRICTED;
+	req->include_platform_roots = true;
+	req->allow_temp = true;
+	req->network = NET_DENY;
+}
+
+void request_free(struct request *req)
+{
+	strv_free(&req->command);
+	free(req->cwd);
+	strv_free(&req->env);
+	free(req->stdin_data);
+	strv_free(&req->read_roots);
+	for (size_t i = 0; i < req->n_write_roots; i++) {
+		free(req->write_roots[i].root);
+		strv_free(&req->write_roots[i].read_only_subpaths);
+		strv_free(&req->write_roots[i].protected_names);
+	}
+	free(req->write_roots);
+	strv_free(&req->deny_read);
+	strv_free(&req->deny_write);
+	free(req->runtime_parent);
+	memset(req, 0, sizeof(*req));
+}
+
+int request_clean_path(char *path)
+{
+	char *r = path, *w = path;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	while (*r) {
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		char *seg = r;
+		while (*r && *r != '/')
+			r++;
+		size_t n = (size_t)(r - seg);
+		if (n == 1 && seg[0] == '.')
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.')
+			return -EINVAL;
+		*w++ = '/';
+		memmove(w, seg, n);
+		w += n;
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+	return 0;
+}
+
+/* Object with only the allowed keys, each at most once. */
+static int check_object(struct pctx *c, const cJSON *o, const char *path,
+			const char *const allowed[])
+{
+	const cJSON *a, *b;
+	char sub[256];
+
+	if (!cJSON_IsObject(o))
+		return perr(c, path, "must be an object");
+	for (a = o->child; a; a = a->next) {
+		int known = 0;
+
+		snprintf(sub, sizeof(sub), "%s%s%s", path[0] ? path : "",
+			 path[0] ? "." : "", a->string);
+		for (size_t i = 0; allowed[i]; i++)
+			known |= strcmp(allowed[i], a->string) == 0;
+		if (!known)
+			return perr(c, sub, "unknown field");
+		for (b = a->next; b; b = b->next)
+			if (strcmp(a->string, b->string) == 0)
+				return perr(c, sub, "duplicate key");
+	}
+	return 0;
+}
+
+static void join(char *out, size_t n, const char *path, const char *key)
+{
+	snprintf(out, n, "%s%s%s", path, path[0] ? "." : "", key);
+}
+
+static int get_bool(struct pctx *c, const cJSON *o, const char *path,
+		    const char *key, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char sub[256];
+
+	if (!v)
+		return 0;
+	join(sub, sizeof(sub), path, key);
+	if (!cJSON_IsBool(v))
+		return perr(c, sub, "must be true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+static int get_uint(struct pctx *c, const cJSON *o, const char *path,
+		    const char *key, uint64_t max, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char sub[256];
+	double d;
+
+	if (!v)
+		return 0;
+	join(sub, sizeof(sub), path, key);
+	if (!cJSON_IsNumber(v))
+		return perr(c, sub, "must be a number");
+	d = v->valuedouble;
+	if (!(d >= 0) || d != floor(d))
+		return perr(c, sub, "must be a non-negative integer");
+	if (d > (double)max)
+		return perr(c, sub, "must be at most %llu",
+			    (unsigned long long)max);
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static int check_string(struct pctx *c, const cJSON *v, const char *path)
+{
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return perr(c, path, "must be a string");
+	return 0;
+}
+
+/* An absolute, lexically clean path.  tilde allows a leading "~/". */
+static int make_path(struct pctx *c, const cJSON *v, const char *path,
+		     bool tilde, char **out)
+{
+	const char *s;
+	char *p;
+	int rc = check_string(c, v, path);
+
+	if (rc)
+		return rc;
+	s = v->valuestring;
+	if (s[0] == '\0')
+		return perr(c, path, "must not be empty");
+	if (tilde && s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
+		if (!c->home || c->home[0] != '/')
+			return perr(c, path, "\"~\" used but HOME is not an absolute path");
+		if (asprintf(&p, "%s/%s", c->home, s + 1) < 0)
+			return -ENOMEM;
+	} else {
+		if (s[0] != '/')
+			return perr(c, path, "must be an absolute path (got \"%.64s\")", s);
+		p = strdup(s);
+		if (!p)
+			return -ENOMEM;
+	}
+	if (strlen(p) >= PATH_MAX) {
+		free(p);
+		return perr(c, path, "longer than %d bytes", PATH_MAX - 1);
+	}
+	if (request_clean_path(p) < 0) {
+		free(p);
+		return perr(c, path, "\"..\" components are not allowed");
+	}
+	*out = p;
+	return 0;
+}
+
+static int get_path(struct pctx *c, const cJSON *o, const char *path,
+		    const char *key, bool tilde, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char sub[256];
+
+	if (!v)
+		return 0;
+	join(sub, sizeof(sub), path, key);
+	free(*out);
+	*out = NULL;
+	return make_path(c, v, sub, tilde, out);
+}
+
+enum strv_kind { SV_ANY, SV_PATHS, SV_RELNAMES };
+
+static int check_relname(struct pctx *c, const char *s, const char *path)
+{
+	if (s[0] == '\0')
+		return perr(c, path, "must not be empty");
+	if (s[0] == '/')
+		return perr(c, path, "must be relative to the write root");
+	for (const char *p = s; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return perr(c, path, "must be a plain relative name (no empty, \".\" or \"..\" components)");
+		p += n + (e ? 1 : 0);
+		if (e && !*p)
+			return perr(c, path, "must not end with '/'");
+	}
+	return 0;
+}
+
+static int get_strv(struct pctx *c, const cJSON *o, const char *path,
+		    const char *key, enum strv_kind kind, bool nonempty,
+		    struct strv *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *e;
+	char sub[256], el[288];
+	long i = 0;
+	int rc;
+
+	if (!v)
+		return 0;
+	join(sub, sizeof(sub), path, key);
+	if (!cJSON_IsArray(v))
+		return perr(c, sub, "must be an array");
+	strv_free(out);
+	for (e = v->child; e; e = e->next, i++) {
+		snprintf(el, sizeof(el), "%s[%ld]", sub, i);
+		if (kind == SV_PATHS) {
+			char *p = NULL;
+
+			rc = make_path(c, e, el, false, &p);
+			if (rc)
+				return rc;
+			rc = strv_push(out, p);
+			free(p);
+		} else {
+			rc = check_string(c, e, el);
+			if (rc)
+				return rc;
+			if (kind == SV_RELNAMES) {
+				rc = check_relname(c, e->valuestring, el);
+				if (rc)
+					return rc;
+			}
+			rc = strv_push(out, e->valuestring);
+		}
+		if (rc)
+			return rc;
+	}
+	if (nonempty && out->n == 0)
+		return perr(c, sub, "must not be empty");
+	return 0;
+}
+
+static int beneath(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+static int parse_write_root(struct pctx *c, const cJSON *v, const char *path,
+			    struct write_root *wr)
+{
+	static const char *const keys[] = {
+		"root", "read_only_subpaths", "protected_metadata_names", NULL,
+	};
+	char sub[320];
+	int rc = check_object(c, v, path, keys);
+
+	if (rc)
+		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(v, "root"))
+		return perr(c, path, "missing field \"root\"");
+	rc = get_path(c, v, path, "root", false, &wr->root);
+	if (!rc)
+		rc = get_strv(c, v, path, "read_only_subpaths", SV_PATHS, false,
+			      &wr->read_only_subpaths);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wr->read_only_subpaths.n; i++) {
+		if (!beneath(wr->root, wr->read_only_subpaths.v[i])) {
+			snprintf(sub, sizeof(sub), "%s.read_only_subpaths[%zu]",
+				 path, i);
+			return perr(c, sub, "must be beneath the write root %s",
+				    wr->root);
+		}
+	}
+	if (cJSON_GetObjectItemCaseSensitive(v, "protected_metadata_names"))
+		return get_strv(c, v, path, "protected_metadata_names",
+				SV_RELNAMES, false, &wr->protected_names);
+	for (size_t i = 0; request_default_protected[i]; i++) {
+		rc = strv_push(&wr->protected_names, request_default_protected[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_filesystem(struct pctx *c, const cJSON *fs, struct request *r)
+{
+	static const char *const keys[] = {
+		"kind", "read_roots", "include_platform_roots", "write_roots",
+		"deny_read", "deny_write", "allow_temp", NULL,
+	};
+	const char *path = "profile.filesystem";
+	const cJSON *kind, *wrs, *e;
+	char sub[256];
+	long i = 0;
+	int rc = check_object(c, fs, path, keys);
+
+	if (rc)
+		return rc;
+	kind = cJSON_GetObjectItemCaseSensitive(fs, "kind");
+	if (kind) {
+		rc = check_string(c, kind, "profile.filesystem.kind");
+		if (rc)
+			return rc;
+		if (strcmp(kind->valuestring, "restricted") == 0)
+			r->fs_kind = FS_RESTRICTED;
+		else if (strcmp(kind->valuestring, "unrestricted") == 0)
+			r->fs_kind = FS_UNRESTRICTED;
+		else
+			return perr(c, "profile.filesystem.kind",
+				    "must be \"restricted\" or \"unrestricted\"");
+	}
+	rc = get_strv(c, fs, path, "read_roots", SV_PATHS, false, &r->read_roots);
+	if (!rc)
+		rc = get_bool(c, fs, path, "include_platform_roots",
+			      &r->include_platform_roots);
+	if (!rc)
+		rc = get_strv(c, fs, path, "deny_read", SV_PATHS, false, &r->deny_read);
+	if (!rc)
+		rc = get_strv(c, fs, path, "deny_write", SV_PATHS, false, &r->deny_write);
+	if (!rc)
+		rc = get_bool(c, fs, path, "allow_temp", &r->allow_temp);
+	if (rc)
+		return rc;
+	wrs = cJSON_GetObjectItemCaseSensitive(fs, "write_roots");
+	if (!wrs)
+		return 0;
+	if (!cJSON_IsArray(wrs))
+		return perr(c, "profile.filesystem.write_roots", "must be an array");
+	r->n_write_roots = (size_t)cJSON_GetArraySize(wrs);
+	r->write_roots = calloc(r->n_write_roots ? r->n_write_roots : 1,
+				sizeof(*r->write_roots));
+	if (!r->write_roots)
+		return -ENOMEM;
+	for (e = wrs->child; e; e = e->next, i++) {
+		snprintf(sub, sizeof(sub), "profile.filesystem.write_roots[%ld]", i);
+		rc = parse_write_root(c, e, sub, &r->write_roots[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_profile(struct pctx *c, const cJSON *p, struct request *r)
+{
+	static const char *const keys[] = {
+		"filesystem", "network", "block_unix_sockets", "runtime", NULL,
+	};
+	static const char *const net_keys[] = {"mode", NULL};
+	static const char *const rt_keys[] = {"parent", "max_age_s", "max_roots", NULL};
+	const cJSON *fs, *net, *rt, *mode;
+	int rc = check_object(c, p, "profile", keys);
+
+	if (rc)
+		return rc;
+	fs = cJSON_GetObjectItemCaseSensitive(p, "filesystem");
+	if (fs && (rc = parse_filesystem(c, fs, r)))
+		return rc;
+	net = cJSON_GetObjectItemCaseSensitive(p, "network");
+	if (net) {
+		rc = check_object(c, net, "profile.network", net_keys);
+		if (rc)
+			return rc;
+		mode = cJSON_GetObjectItemCaseSensitive(net, "mode");
+		if (!mode)
+			return perr(c, "profile.network", "missing field \"mode\"");
+		rc = check_string(c, mode, "profile.network.mode");
+		if (rc)
+			return rc;
+		if (strcmp(mode->valuestring, "deny") == 0)
+			r->network = NET_DENY;
+		else if (strcmp(mode->valuestring, "allow") == 0)
+			r->network = NET_ALLOW;
+		else
+			return perr(c, "profile.network.mode",
+				    "must be \"deny\" or \"allow\"");
+	}
+	rc = get_bool(c, p, "profile", "block_unix_sockets", &r->block_unix_sockets);
+	if (rc)
+		return rc;
+	rt = cJSON_GetObjectItemCaseSensitive(p, "runtime");
+	if (!rt)
+		return 0;
+	rc = check_object(c, rt, "profile.runtime", rt_keys);
+	if (rc)
+		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(rt, "parent"))
+		return perr(c, "profile.runtime", "missing field \"parent\"");
+	r->has_runtime = true;
+	r->runtime_max_age_s = 30ull * 24 * 3600;
+	r->runtime_max_roots = 64;
+	rc = get_path(c, rt, "profile.runtime", "parent", true, &r->runtime_parent);
+	if (!rc)
+		rc = get_uint(c, rt, "profile.runtime", "max_age_s",
+			      100ull * 365 * 24 * 3600, &r->runtime_max_age_s);
+	if (!rc)
+		rc = get_uint(c, rt, "profile.runtime", "max_roots", 1u << 20,
+			      &r->runtime_max_roots);
+	return rc;
+}
+
+static int parse_env(struct pctx *c, const cJSON *env, struct request *r)
+{
+	const cJSON *e;
+	char sub[256], *kv;
+	int rc;
+
+	if (!cJSON_IsObject(env))
+		return perr(c, "env", "must be an object of strings");
+	for (e = env->child; e; e = e->next) {
+		snprintf(sub, sizeof(sub), "env.%s", e->string);
+		if (e->string[0] == '\0' || strchr(e->string, '='))
+			return perr(c, sub, "variable name must be non-empty and contain no '='");
+		for (const cJSON *b = e->next; b; b = b->next)
+			if (strcmp(e->string, b->string) == 0)
+				return perr(c, sub, "duplicate key");
+		rc = check_string(c, e, sub);
+		if (rc)
+			return rc;
+		if (asprintf(&kv, "%s=%s", e->string, e->valuestring) < 0)
+			return -ENOMEM;
+		rc = strv_push(&r->env, kv);
+		free(kv);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_root(struct pctx *c, const cJSON *root, struct request *r)
+{
+	static const char *const keys[] = {
+		"version", "command", "cwd", "env", "stdin", "timeout_ms",
+		"output_limit_bytes", "profile", NULL,
+	};
+	const cJSON *v;
+	uint64_t version = 0;
+	int rc;
+
+	if (!cJSON_IsObject(root))
+		return perr(c, "request", "must be a JSON object");
+	rc = check_object(c, root, "", keys);
+	if (rc)
+		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(root, "version"))
+		return perr(c, "version", "missing (this runner speaks version %d)",
+			    REQUEST_VERSION);
+	rc = get_uint(c, root, "", "version", 1000000, &version);
+	if (rc)
+		return rc;
+	if (version != REQUEST_VERSION)
+		return perr(c, "version", "unsupported version %llu (this runner speaks %d)",
+			    (unsigned long long)version, REQUEST_VERSION);
+	if (!cJSON_GetObjectItemCaseSensitive(root, "command"))
+		return perr(c, "command", "missing");
+	rc = get_strv(c, root, "", "command", SV_ANY, true, &r->command);
+	if (rc)
+		return rc;
+	if (r->command.v[0][0] == '\0')
+		return perr(c, "command[0]", "must not be empty");
+	rc = get_path(c, root, "", "cwd", false, &r->cwd);
+	if (rc)
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(root, "env");
+	if (v && (rc = parse_env(c, v, r)))
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(root, "stdin");
+	if (v) {
+		rc = check_string(c, v, "stdin");
+		if (rc)
+			return rc;
+		r->stdin_len = strlen(v->valuestring);
+		r->stdin_data = strdup(v->valuestring);
+		if (!r->stdin_data)
+			return -ENOMEM;
+	}
+	rc = get_uint(c, root, "", "timeout_ms", 7ull * 24 * 3600 * 1000,
+		      &r->timeout_ms);
+	if (!rc)
+		rc = get_uint(c, root, "", "output_limit_bytes", 1ull << 30,
+			      &r->output_limit_bytes);
+	if (rc)
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(root, "profile");
+	if (v && (rc = parse_profile(c, v, r)))
+		return rc;
+	if (r->fs_kind == FS_RESTRICTED && r->read_roots.n == 0 &&
+	    !cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(v, "filesystem"), "read_roots"))
+		rc = strv_push(&r->read_roots, "/");
+	return rc;
+}
+
+int request_parse(const char *json, size_t len, const char *home,
+		  struct request *req, char err[REQUEST_ERR_MAX])
+{
+	struct pctx c = {.err = err, .home = home};
+	const char *end = NULL;
+	cJSON *root;
+	int rc;
+
+	request_init(req);
+	err[0] = '\0';
+	if (len > REQUEST_MAX_BYTES)
+		return perr(&c, "request", "larger than %d bytes", REQUEST_MAX_BYTES);
+	root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+	if (!root) {
+		long off = end ? (long)(end - json) : -1;
+		const char *ep = cJSON_GetErrorPtr();
+
+		if (ep && ep >= json && ep <= json + len)
+			off = (long)(ep - json);
+		return perr(&c, "request", "malformed JSON near byte %ld", off);
+	}
+	rc = jscan_check(json, len, err, REQUEST_ERR_MAX);
+	if (!rc)
+		rc = parse_root(&c, root, req);
+	cJSON_Delete(root);
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(err, REQUEST_ERR_MAX, "request: out of memory");
+		request_free(req);
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	return 0;
+}

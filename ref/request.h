@@ -1,0 +1,89 @@
+/* request.h - the versioned request contract (docs/CONTRACT.md, REQ-*).
+ *
+ * A request is parsed once, strictly, into this plain structure; nothing
+ * downstream sees JSON.  Every string is NUL-free and every path absolute
+ * and lexically clean (no "." or ".." components, no repeated '/').
+ * Ownership: everything hangs off the request and is released by
+ * request_free(). */
+#ifndef SANDPROOF_REQUEST_H
+#define SANDPROOF_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REQUEST_VERSION 1
+#define REQUEST_MAX_BYTES (1024 * 1024)
+#define REQUEST_DEFAULT_OUTPUT_LIMIT (1024 * 1024)
+#define REQUEST_DEFAULT_TIMEOUT_MS 600000u
+#define REQUEST_ERR_MAX 512
+
+enum fs_kind { FS_RESTRICTED = 0, FS_UNRESTRICTED };
+enum net_mode { NET_DENY = 0, NET_ALLOW };
+
+struct strv {
+	char **v;
+	size_t n;
+};
+
+struct write_root {
+	char *root;
+	struct strv read_only_subpaths; /* absolute, each beneath root */
+	struct strv protected_names;    /* relative names, e.g. ".git/hooks" */
+};
+
+struct request {
+	int version;
+	struct strv command;  /* argv, n >= 1 */
+	char *cwd;            /* absolute */
+	struct strv env;      /* "KEY=VALUE", exactly what the command gets */
+	char *stdin_data;     /* may hold no NUL: it came from a JSON string */
+	size_t stdin_len;
+	uint64_t timeout_ms;  /* 0: no timeout */
+	uint64_t output_limit_bytes;
+
+	enum fs_kind fs_kind;
+	struct strv read_roots;
+	bool include_platform_roots;
+	struct write_root *write_roots;
+	size_t n_write_roots;
+	struct strv deny_read;
+	struct strv deny_write;
+	bool allow_temp;
+
+	enum net_mode network;
+	bool block_unix_sockets;
+
+	bool has_runtime;
+	char *runtime_parent;  /* absolute after "~/" expansion */
+	uint64_t runtime_max_age_s;
+	uint64_t runtime_max_roots;
+};
+
+/* The protected metadata names a write root gets when the request names none. */
+extern const char *const request_default_protected[];
+
+/* Parse and validate a JSON request of len bytes.  On success returns 0 and
+ * fills *req.  On failure returns -EINVAL and writes into err a message that
+ * starts with the field path, e.g.
+ *   "profile.filesystem.write_roots[0].rooot: unknown field"
+ * and *req holds nothing that needs freeing.  home is used to expand a
+ * leading "~/" in profile.runtime.parent (NULL: such a path is refused). */
+int request_parse(const char *json, size_t len, const char *home,
+		  struct request *req, char err[REQUEST_ERR_MAX]);
+
+/* Fill *req with the defaults of an empty profile (restricted filesystem,
+ * network deny, default limits).  Used by the exec CLI before its flags. */
+void request_init(struct request *req);
+
+/* Lexically clean an absolute path in place: collapse "//" and "/./", drop a
+ * trailing '/'.  Returns 0, or -EINVAL for a relative path or a ".."
+ * component (policy paths are never resolved by name, so ".." would be an
+ * ambiguity, not a convenience). */
+int request_clean_path(char *path);
+
+int strv_push(struct strv *sv, const char *s);
+void strv_free(struct strv *sv);
+void request_free(struct request *req);
+
+#endif

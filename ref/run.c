@@ -1,0 +1,374 @@
+/* run.c - the supervisor of one run (see run.h).
+ *
+ * Single-threaded: one poll() loop over the command's output pipes, its
+ * stdin pipe, a self-pipe carrying signals, and whatever descriptors the
+ * platform adds (seccomp notifications, the protected-create monitor).
+ * The loop ends only when the command's process was reaped AND both output
+ * pipes reached EOF (or the short drain window after the tree was killed
+ * expired), so no output written before the end is lost. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime_glue.h"
+
+/* After the tree was killed, a pipe can only stay open if its write end was
+ * passed to a process outside the tree; give up on it after this long. */
+#define RUN_DRAIN_MS 2000
+
+static int sig_wfd = -1;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+
+	if (sig_wfd >= 0 && write(sig_wfd, &b, 1) < 0) {
+		/* pipe full: a signal is already pending there */
+	}
+	errno = saved;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct sup {
+	struct launch *l;
+	pid_t pid;
+	int sig_rfd;
+	struct outcome *o;
+	int in_fd;
+	const char *in_data;
+	size_t in_len, in_off;
+	int64_t deadline;       /* -1: none */
+	int64_t drain_deadline; /* -1: not draining yet */
+	bool killed, timed_out, denied;
+	int cancel_sig;
+};
+
+static void reap(struct sup *s)
+{
+	int st;
+	pid_t p;
+
+	/* Reap everything that is ours: the command's process, and orphans the
+	 * platform made us adopt.  The command's pid is never used again after
+	 * this (PROC-5: a reaped process is never signalled). */
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p != s->pid)
+			continue;
+		s->o->has_status = true;
+		if (WIFSIGNALED(st))
+			s->o->signal = WTERMSIG(st);
+		else
+			s->o->exit_code = WEXITSTATUS(st);
+		s->pid = -1;
+	}
+}
+
+static void kill_tree(struct sup *s)
+{
+	if (s->killed)
+		return;
+	s->killed = true;
+	platform_kill_tree(s->l);
+	s->drain_deadline = now_ms() + RUN_DRAIN_MS;
+}
+
+static void feed_stdin(struct sup *s)
+{
+	ssize_t n = write(s->in_fd, s->in_data + s->in_off, s->in_len - s->in_off);
+
+	if (n > 0)
+		s->in_off += (size_t)n;
+	if ((n < 0 && errno != EAGAIN && errno != EINTR) || s->in_off >= s->in_len) {
+		close(s->in_fd); /* EOF for the command, or it stopped reading */
+		s->in_fd = -1;
+	}
+}
+
+static void on_signals(struct sup *s)
+{
+	unsigned char b[64];
+	ssize_t n;
+
+	while ((n = read(s->sig_rfd, b, sizeof(b))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (b[i] == SIGCHLD)
+				continue;
+			if (!s->cancel_sig)
+				s->cancel_sig = b[i];
+			kill_tree(s);
+		}
+	}
+}
+
+static void supervise(struct sup *s)
+{
+	struct outcome *o = s->o;
+
+	for (;;) {
+		struct pollfd pf[16];
+		int n = 0, timeout = -1, i_sig, i_out = -1, i_err = -1, i_in = -1, np;
+		int64_t now = now_ms(), until = -1;
+
+		reap(s);
+		if (s->pid < 0 && !s->killed)
+			kill_tree(s); /* the command's end is the run's end */
+		if (s->drain_deadline >= 0 && now >= s->drain_deadline) {
+			capture_close(&o->out); /* unreachable writer: stop waiting */
+			capture_close(&o->err);
+		}
+		if (s->pid < 0 && o->out.fd < 0 && o->err.fd < 0)
+			return;
+		if (s->deadline >= 0 && now >= s->deadline && !s->killed) {
+			s->timed_out = true;
+			kill_tree(s);
+		}
+		if (s->deadline >= 0 && !s->killed)
+			until = s->deadline;
+		if (s->drain_deadline >= 0)
+			until = s->drain_deadline;
+		if (until >= 0)
+			timeout = until > now ? (int)(until - now) : 0;
+
+		i_sig = n;
+		pf[n++] = (struct pollfd){.fd = s->sig_rfd, .events = POLLIN};
+		if (o->out.fd >= 0) {
+			i_out = n;
+			pf[n++] = (struct pollfd){.fd = o->out.fd, .events = POLLIN};
+		}
+		if (o->err.fd >= 0) {
+			i_err = n;
+			pf[n++] = (struct pollfd){.fd = o->err.fd, .events = POLLIN};
+		}
+		if (s->in_fd >= 0) {
+			i_in = n;
+			pf[n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
+		}
+		np = s->killed ? 0 : platform_pollfds(s->l, pf + n, 16 - n);
+		if (poll(pf, (nfds_t)(n + np), timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill_tree(s); /* cannot supervise: stop the command */
+			continue;
+		}
+		if (pf[i_sig].revents)
+			on_signals(s);
+		if (i_out >= 0 && pf[i_out].revents)
+			while (capture_drain(&o->out) == 1)
+				;
+		if (i_err >= 0 && pf[i_err].revents)
+			while (capture_drain(&o->err) == 1)
+				;
+		if (i_in >= 0 && pf[i_in].revents)
+			feed_stdin(s);
+		if (np > 0 && platform_service(s->l, pf + n, np, &o->denials) > 0 &&
+		    !s->killed) {
+			s->denied = true;
+			kill_tree(s);
+		}
+	}
+}
+
+struct pipes {
+	int in[2], out[2], err[2];
+};
+
+static void pipes_close(struct pipes *p)
+{
+	int *all[] = {&p->in[0], &p->in[1], &p->out[0], &p->out[1],
+		      &p->err[0], &p->err[1]};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (*all[i] >= 0) {
+			close(*all[i]);
+			*all[i] = -1;
+		}
+}
+
+static int pipes_open(struct pipes *p, const struct request *req,
+		      const struct run_io *io, struct launch_stdio *st)
+{
+	memset(p, -1, sizeof(*p));
+	*st = (struct launch_stdio){0, 1, 2};
+	if (!io->passthrough) {
+		if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0)
+			return -errno;
+		st->out = p->out[1];
+		st->err = p->err[1];
+		fcntl(p->out[0], F_SETFL, O_NONBLOCK);
+		fcntl(p->err[0], F_SETFL, O_NONBLOCK);
+	}
+	if (io->stdin_inherit)
+		return 0;
+	if (req->stdin_len == 0) {
+		p->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (p->in[0] < 0)
+			return -errno;
+	} else if (pipe2(p->in, O_CLOEXEC) < 0) {
+		return -errno;
+	}
+	st->in = p->in[0];
+	if (p->in[1] >= 0)
+		fcntl(p->in[1], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void setup_failed(struct outcome *o, const char *step, int err,
+			 const char *detail)
+{
+	o->kind = OK_SANDBOX_SETUP_FAILURE;
+	snprintf(o->setup.step, sizeof(o->setup.step), "%s", step);
+	o->setup.err = err;
+	snprintf(o->setup.detail, sizeof(o->setup.detail), "%s", detail);
+}
+
+static void classify(struct outcome *o, const struct sup *s,
+		     const struct launch_status *st)
+{
+	if (st->result == LAUNCH_SETUP_FAILED) {
+		o->kind = OK_SANDBOX_SETUP_FAILURE;
+		o->setup = st->setup;
+	} else if (s->denied) {
+		o->kind = OK_ENFORCEMENT_DENIED;
+	} else if (st->result == LAUNCH_EXEC_FAILED) {
+		o->exec_errno = st->exec_errno;
+		o->kind = (st->exec_errno == ENOENT || st->exec_errno == ENOTDIR)
+			? OK_EXECUTABLE_NOT_FOUND : OK_APPLICATION_FAILURE;
+	} else if (s->timed_out) {
+		o->kind = OK_TIMED_OUT;
+	} else if (s->cancel_sig) {
+		o->kind = OK_CANCELLED;
+		o->cancel_signal = s->cancel_sig;
+	} else if (o->has_status && !o->signal && o->exit_code == 0) {
+		o->kind = OK_SUCCESS;
+	} else {
+		o->kind = OK_APPLICATION_FAILURE;
+	}
+}
+
+static int signals_install(int fds[2], struct sigaction old[4])
+{
+	static const int sigs[4] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	sig_wfd = fds[1];
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void signals_restore(int fds[2], const struct sigaction old[4])
+{
+	static const int sigs[4] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	sig_wfd = -1;
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int run_execute(const struct request *req, const struct run_io *io,
+		struct outcome *o)
+{
+	struct plan *plan = NULL;
+	struct launch *l = NULL;
+	struct launch_status st = {0};
+	struct launch_stdio lio;
+	struct pipes p;
+	struct sigaction old[4];
+	int sfd[2], rc;
+	int64_t t0 = now_ms();
+	struct sup s = {.deadline = -1, .drain_deadline = -1, .in_fd = -1};
+
+	memset(o, 0, sizeof(*o));
+	capture_init(&o->out, -1, req->output_limit_bytes);
+	capture_init(&o->err, -1, req->output_limit_bytes);
+	o->captured = !io->passthrough;
+
+	rc = runtime_glue_acquire(req, &o->runtime, &o->setup);
+	if (rc < 0) {
+		o->kind = OK_SANDBOX_SETUP_FAILURE;
+		goto out;
+	}
+	rc = platform_prepare(runtime_glue_request(req), &plan, &o->setup);
+	if (rc < 0) {
+		o->kind = OK_SANDBOX_SETUP_FAILURE;
+		goto out;
+	}
+	platform_enforcement(plan, &o->enf);
+	rc = pipes_open(&p, req, io, &lio);
+	if (rc < 0) {
+		pipes_close(&p);
+		setup_failed(o, "pipes", -rc, "cannot create stdio pipes");
+		goto out;
+	}
+	rc = signals_install(sfd, old);
+	if (rc < 0) {
+		pipes_close(&p);
+		setup_failed(o, "signals", -rc, "cannot create the signal pipe");
+		goto out;
+	}
+	rc = platform_launch(plan, &lio, &l, &st);
+	/* The child holds its own copies now; ours would keep EOF away. */
+	if (p.in[0] >= 0) close(p.in[0]);
+	if (p.out[1] >= 0) close(p.out[1]);
+	if (p.err[1] >= 0) close(p.err[1]);
+	if (rc < 0) {
+		if (p.in[1] >= 0) close(p.in[1]);
+		if (p.out[0] >= 0) close(p.out[0]);
+		if (p.err[0] >= 0) close(p.err[0]);
+		o->kind = OK_SANDBOX_SETUP_FAILURE;
+		o->setup = st.setup;
+		signals_restore(sfd, old);
+		goto out;
+	}
+	o->out.fd = p.out[0];
+	o->err.fd = p.err[0];
+	s.l = l;
+	s.pid = platform_pid(l);
+	s.sig_rfd = sfd[0];
+	s.o = o;
+	s.in_fd = p.in[1];
+	s.in_data = req->stdin_data;
+	s.in_len = req->stdin_len;
+	if (req->timeout_ms)
+		s.deadline = t0 + (int64_t)req->timeout_ms;
+	if (st.result != LAUNCH_RUNNING)
+		kill_tree(&s); /* nothing of the command runs; collect the helper */
+	supervise(&s);
+	if (s.in_fd >= 0)
+		close(s.in_fd);
+	platform_release(l, &o->denials);
+	signals_restore(sfd, old);
+	classify(o, &s, &st);
+out:
+	runtime_glue_release();
+	platform_plan_free(plan);
+	o->duration_ms = (uint64_t)(now_ms() - t0);
+	return 0;
+}
+
+void outcome_free(struct outcome *o)
+{
+	capture_free(&o->out);
+	capture_free(&o->err);
+}

@@ -1,0 +1,225 @@
+/* test_request.c - strict request parsing (REQ-1..REQ-6).
+ * Each malformed request must be refused with an error that starts with the
+ * exact field path; each valid one must parse to the values it states. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+#include "t.h"
+
+#define P(x) "{\"version\":1,\"command\":[\"true\"],\"profile\":" x "}"
+#define FS(x) P("{\"filesystem\":" x "}")
+#define WR(x) FS("{\"write_roots\":[" x "]}")
+
+static const struct bad {
+	const char *json, *path, *why;
+} bad[] = {
+	{"", "request", "malformed"},
+	{"{", "request", "malformed"},
+	{"[]", "request", "must be a JSON object"},
+	{"42", "request", "must be a JSON object"},
+	{"{\"version\":1,\"command\":[\"true\"]} x", "request", "malformed"},
+	{"{\"command\":[\"true\"]}", "version", "missing"},
+	{"{\"version\":2,\"command\":[\"true\"]}", "version", "unsupported version 2"},
+	{"{\"version\":0,\"command\":[\"true\"]}", "version", "unsupported"},
+	{"{\"version\":\"1\",\"command\":[\"true\"]}", "version", "must be a number"},
+	{"{\"version\":1.5,\"command\":[\"true\"]}", "version", "non-negative integer"},
+	{"{\"version\":1}", "command", "missing"},
+	{"{\"version\":1,\"command\":[]}", "command", "must not be empty"},
+	{"{\"version\":1,\"command\":\"true\"}", "command", "must be an array"},
+	{"{\"version\":1,\"command\":[1]}", "command[0]", "must be a string"},
+	{"{\"version\":1,\"command\":[\"\"]}", "command[0]", "must not be empty"},
+	{"{\"version\":1,\"command\":[\"a\\u0000b\"]}", "command[0]", "NUL"},
+	{"{\"version\":1,\"command\":[\"ok\",\"x\\u0000\"]}", "command[1]", "NUL"},
+	{"{\"version\":1,\"version\":1,\"command\":[\"true\"]}", "version", "duplicate key"},
+	{"{\"version\":1,\"command\":[\"true\"],\"comand\":[]}", "comand", "unknown field"},
+	{"{\"version\":1,\"command\":[\"true\"],\"cwd\":\"rel/dir\"}", "cwd", "absolute"},
+	{"{\"version\":1,\"command\":[\"true\"],\"cwd\":\"/a/../b\"}", "cwd", "\"..\""},
+	{"{\"version\":1,\"command\":[\"true\"],\"cwd\":7}", "cwd", "must be a string"},
+	{"{\"version\":1,\"command\":[\"true\"],\"cwd\":\"\"}", "cwd", "must not be empty"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":[\"A=1\"]}", "env", "must be an object"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"A\":1}}", "env.A", "must be a string"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"A=B\":\"1\"}}", "env.A=B", "no '='"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"A\":\"1\",\"A\":\"2\"}}", "env.A", "duplicate key"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"A\":\"x\\u0000y\"}}", "env.A", "NUL"},
+	{"{\"version\":1,\"command\":[\"true\"],\"stdin\":5}", "stdin", "must be a string"},
+	{"{\"version\":1,\"command\":[\"true\"],\"timeout_ms\":-1}", "timeout_ms", "non-negative integer"},
+	{"{\"version\":1,\"command\":[\"true\"],\"timeout_ms\":true}", "timeout_ms", "must be a number"},
+	{"{\"version\":1,\"command\":[\"true\"],\"output_limit_bytes\":1e12}", "output_limit_bytes", "at most"},
+	{"{\"version\":1,\"command\":[\"true\"],\"profile\":[]}", "profile", "must be an object"},
+	{P("{\"filesystm\":{}}"), "profile.filesystm", "unknown field"},
+	{FS("{\"kind\":\"open\"}"), "profile.filesystem.kind", "must be \"restricted\""},
+	{FS("{\"kind\":1}"), "profile.filesystem.kind", "must be a string"},
+	{FS("{\"read_roots\":\"/\"}"), "profile.filesystem.read_roots", "must be an array"},
+	{FS("{\"read_roots\":[\"usr\"]}"), "profile.filesystem.read_roots[0]", "absolute"},
+	{FS("{\"include_platform_roots\":1}"), "profile.filesystem.include_platform_roots", "true or false"},
+	{FS("{\"allow_temp\":\"yes\"}"), "profile.filesystem.allow_temp", "true or false"},
+	{FS("{\"deny_read\":[\"/ok\",\"../x\"]}"), "profile.filesystem.deny_read[1]", "absolute"},
+	{FS("{\"deny_write\":[\"/a/b/../../etc\"]}"), "profile.filesystem.deny_write[0]", "\"..\""},
+	{FS("{\"write_roots\":{}}"), "profile.filesystem.write_roots", "must be an array"},
+	{WR("\"/home\""), "profile.filesystem.write_roots[0]", "must be an object"},
+	{WR("{\"rooot\":\"/w\"}"), "profile.filesystem.write_roots[0].rooot", "unknown field"},
+	{WR("{\"root\":\"/w\"},{}"), "profile.filesystem.write_roots[1]", "missing field \"root\""},
+	{WR("{\"root\":\"w\"}"), "profile.filesystem.write_roots[0].root", "absolute"},
+	{WR("{\"root\":\"/w\",\"root\":\"/v\"}"), "profile.filesystem.write_roots[0].root", "duplicate key"},
+	{WR("{\"root\":\"/w\",\"read_only_subpaths\":[\"/elsewhere\"]}"),
+	 "profile.filesystem.write_roots[0].read_only_subpaths[0]", "beneath the write root"},
+	{WR("{\"root\":\"/w\",\"read_only_subpaths\":[\"/wx\"]}"),
+	 "profile.filesystem.write_roots[0].read_only_subpaths[0]", "beneath the write root"},
+	{WR("{\"root\":\"/w\",\"protected_metadata_names\":[\"/abs\"]}"),
+	 "profile.filesystem.write_roots[0].protected_metadata_names[0]", "relative"},
+	{WR("{\"root\":\"/w\",\"protected_metadata_names\":[\".git/../x\"]}"),
+	 "profile.filesystem.write_roots[0].protected_metadata_names[0]", "plain relative name"},
+	{WR("{\"root\":\"/w\",\"protected_metadata_names\":[\"\"]}"),
+	 "profile.filesystem.write_roots[0].protected_metadata_names[0]", "must not be empty"},
+	{WR("{\"root\":\"/w\",\"protected_metadata_names\":[\"a//b\"]}"),
+	 "profile.filesystem.write_roots[0].protected_metadata_names[0]", "plain relative name"},
+	{P("{\"network\":\"deny\"}"), "profile.network", "must be an object"},
+	{P("{\"network\":{}}"), "profile.network", "missing field \"mode\""},
+	{P("{\"network\":{\"mode\":\"none\"}}"), "profile.network.mode", "\"deny\" or \"allow\""},
+	{P("{\"network\":{\"mode\":\"deny\",\"allow\":[]}}"), "profile.network.allow", "unknown field"},
+	{P("{\"block_unix_sockets\":\"true\"}"), "profile.block_unix_sockets", "true or false"},
+	{P("{\"runtime\":{}}"), "profile.runtime", "missing field \"parent\""},
+	{P("{\"runtime\":{\"parent\":\"rel\"}}"), "profile.runtime.parent", "absolute"},
+	{P("{\"runtime\":{\"parent\":\"/r\",\"max_roots\":-3}}"), "profile.runtime.max_roots", "non-negative"},
+	{P("{\"runtime\":{\"parent\":\"/r\",\"max_age\":1}}"), "profile.runtime.max_age", "unknown field"},
+	{"{\"version\":1,\"command\":[\"\xff\"]}", "command[0]", "invalid UTF-8"},
+	{"{\"version\":1,\"command\":[\"\xc0\xaf\"]}", "command[0]", "invalid UTF-8"},
+};
+
+static void check_bad(void)
+{
+	char err[REQUEST_ERR_MAX];
+	struct request req;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const struct bad *b = &bad[i];
+		size_t pl = strlen(b->path);
+		int rc = request_parse(b->json, strlen(b->json), "/home/u", &req, err);
+
+		t_ok(rc == -EINVAL && strncmp(err, b->path, pl) == 0 &&
+			     err[pl] == ':' && strstr(err, b->why) != NULL,
+		     "refused %s: got \"%s\"", b->path, rc ? err : "(accepted)");
+		if (rc == 0)
+			request_free(&req);
+	}
+}
+
+static void check_nul_byte_and_size(void)
+{
+	char err[REQUEST_ERR_MAX];
+	struct request req;
+	static const char raw[] = "{\"version\":1,\"command\":[\"a\0b\"]}";
+	size_t big = REQUEST_MAX_BYTES + 1;
+	char *text = malloc(big + 1);
+	int rc;
+
+	rc = request_parse(raw, sizeof(raw) - 1, NULL, &req, err);
+	t_ok(rc == -EINVAL && strstr(err, "NUL") != NULL,
+	     "raw NUL byte refused: %s", err);
+	memset(text, ' ', big);
+	memcpy(text, "{\"version\":1,\"command\":[\"true\"]}", 32);
+	text[big] = '\0';
+	rc = request_parse(text, big, NULL, &req, err);
+	t_ok(rc == -EINVAL && strncmp(err, "request: larger than", 20) == 0,
+	     "oversize request refused: %s", err);
+	rc = request_parse(text, big - 1, NULL, &req, err);
+	t_ok(rc == 0, "request of exactly the limit accepted: %s", rc ? err : "ok");
+	if (rc == 0)
+		request_free(&req);
+	free(text);
+}
+
+static void check_good(void)
+{
+	static const char full[] =
+		"{\"version\":1,\"command\":[\"sh\",\"-c\",\"make test\"],"
+		"\"cwd\":\"/home/u//proj/./\",\"env\":{\"PATH\":\"/usr/bin:/bin\"},"
+		"\"stdin\":\"hi\\n\",\"timeout_ms\":5000,\"output_limit_bytes\":10,"
+		"\"profile\":{\"filesystem\":{\"kind\":\"restricted\",\"read_roots\":[\"/\"],"
+		"\"include_platform_roots\":false,\"write_roots\":[{\"root\":\"/home/u/proj\","
+		"\"read_only_subpaths\":[\"/home/u/proj/ro\"],\"protected_metadata_names\":[\".x\"]}],"
+		"\"deny_read\":[\"/home/u/.ssh\"],\"deny_write\":[],\"allow_temp\":false},"
+		"\"network\":{\"mode\":\"allow\"},\"block_unix_sockets\":true,"
+		"\"runtime\":{\"parent\":\"~/.cache/rt\",\"max_age_s\":60,\"max_roots\":3}}}";
+	char err[REQUEST_ERR_MAX];
+	struct request r;
+	int rc = request_parse(full, sizeof(full) - 1, "/home/u", &r, err);
+
+	if (!t_ok(rc == 0, "full example request parses: %s", rc ? err : "ok"))
+		return;
+	t_ok(r.command.n == 3 && strcmp(r.command.v[2], "make test") == 0, "command argv");
+	t_ok(strcmp(r.cwd, "/home/u/proj") == 0, "cwd cleaned to %s", r.cwd);
+	t_ok(r.env.n == 1 && strcmp(r.env.v[0], "PATH=/usr/bin:/bin") == 0, "env pair");
+	t_ok(r.stdin_len == 3 && memcmp(r.stdin_data, "hi\n", 3) == 0, "stdin");
+	t_ok(r.timeout_ms == 5000 && r.output_limit_bytes == 10, "limits");
+	t_ok(r.fs_kind == FS_RESTRICTED && !r.include_platform_roots && !r.allow_temp,
+	     "filesystem flags");
+	t_ok(r.n_write_roots == 1 && strcmp(r.write_roots[0].root, "/home/u/proj") == 0 &&
+		     r.write_roots[0].protected_names.n == 1 &&
+		     r.write_roots[0].read_only_subpaths.n == 1,
+	     "write root with explicit protected names");
+	t_ok(r.network == NET_ALLOW && r.block_unix_sockets, "network allow, unix blocked");
+	t_ok(r.has_runtime && strcmp(r.runtime_parent, "/home/u/.cache/rt") == 0 &&
+		     r.runtime_max_age_s == 60 && r.runtime_max_roots == 3,
+	     "runtime parent ~ expanded: %s", r.runtime_parent);
+	request_free(&r);
+
+	static const char min[] = "{\"version\":1,\"command\":[\"true\"],"
+		"\"profile\":{\"filesystem\":{\"write_roots\":[{\"root\":\"/w\"}]}}}";
+	rc = request_parse(min, sizeof(min) - 1, NULL, &r, err);
+	if (!t_ok(rc == 0, "minimal request parses: %s", rc ? err : "ok"))
+		return;
+	t_ok(r.fs_kind == FS_RESTRICTED && r.network == NET_DENY,
+	     "defaults fail closed: restricted filesystem, network deny");
+	t_ok(r.read_roots.n == 1 && strcmp(r.read_roots.v[0], "/") == 0,
+	     "default read root is /");
+	t_ok(r.write_roots[0].protected_names.n == 4 &&
+		     strcmp(r.write_roots[0].protected_names.v[0], ".git/hooks") == 0,
+	     "default protected names");
+	t_ok(r.timeout_ms == REQUEST_DEFAULT_TIMEOUT_MS &&
+		     r.output_limit_bytes == REQUEST_DEFAULT_OUTPUT_LIMIT,
+	     "default limits");
+	t_ok(r.env.n == 0, "no env given: empty environment");
+	request_free(&r);
+
+	static const char esc[] = "{\"version\":1,\"command\":[\"\\u00e9\\\\u0000\"]}";
+	rc = request_parse(esc, sizeof(esc) - 1, NULL, &r, err);
+	t_ok(rc == 0 && strcmp(r.command.v[0], "\xc3\xa9\\u0000") == 0,
+	     "escaped backslash before u0000 is text, not NUL: %s", rc ? err : "ok");
+	if (rc == 0)
+		request_free(&r);
+}
+
+static void check_clean_path(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"/", "/"}, {"//", "/"}, {"/a//b/", "/a/b"}, {"/a/./b/.", "/a/b"},
+		{"/./", "/"}, {"a", NULL}, {"/a/..", NULL}, {"/..x/y", "/..x/y"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		int rc;
+
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		rc = request_clean_path(buf);
+		if (cases[i].out)
+			t_ok(rc == 0 && strcmp(buf, cases[i].out) == 0,
+			     "clean %s -> %s (got %s)", cases[i].in, cases[i].out, buf);
+		else
+			t_ok(rc == -EINVAL, "clean %s refused", cases[i].in);
+	}
+}
+
+int main(void)
+{
+	check_bad();
+	check_nul_byte_and_size();
+	check_good();
+	check_clean_path();
+	return t_done();
+}
