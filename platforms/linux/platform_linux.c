@@ -50,7 +50,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 		snprintf(err->step, sizeof(err->step), "enforcement");
 		err->err = EOPNOTSUPP;
 		snprintf(err->detail, sizeof(err->detail),
-			 "no enforcement backend: this build cannot apply a %s filesystem or network %s",
+			 "no enforcement backend: this build confines neither filesystem nor network (asked: filesystem %s, network %s)",
 			 req->fs_kind == FS_RESTRICTED ? "restricted" : "unrestricted",
 			 req->network == NET_DENY ? "deny" : "allow");
 		return -EOPNOTSUPP;

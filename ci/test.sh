@@ -1,0 +1,44 @@
+#!/bin/sh
+# ci/test.sh - the test command of README.md: install dependencies, build,
+# and run every ctest test
+#   1. as the calling user (root in CI),
+#   2. as an unprivileged user (when called as root: the user
+#      "sandproof-test" is created if needed and builds its own copy),
+#   3. under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Exit status: 0 when all three pass.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+sh ci/deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+build_and_test() { # src builddir [cmake args...]
+	src=$1 dir=$2
+	shift 2
+	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+	cmake --build "$dir" -j "$jobs" >/dev/null
+	(cd "$dir" && ctest --output-on-failure -j 1)
+}
+
+echo "== tests as $(id -un)"
+build_and_test "$here" "$here/build"
+
+if [ "$(id -u)" -eq 0 ]; then
+	user=sandproof-test
+	id "$user" >/dev/null 2>&1 || useradd --system --create-home --shell /bin/sh "$user"
+	work=$(mktemp -d /tmp/sandproof-unpriv.XXXXXX)
+	trap 'rm -rf "$work"' EXIT
+	git -C "$here" ls-files -z | (cd "$here" && xargs -0 tar cf -) | tar xf - -C "$work"
+	chown -R "$user" "$work"
+	chmod 755 "$work"
+	echo "== tests as unprivileged user $user"
+	runuser -u "$user" -- env HOME="$work" sh -c "
+		set -e
+		cmake -S '$work' -B '$work/build' >/dev/null
+		cmake --build '$work/build' -j $jobs >/dev/null
+		cd '$work/build' && ctest --output-on-failure -j 1"
+fi
+
+echo "== tests under ASan + UBSan"
+build_and_test "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
