@@ -167,10 +167,10 @@ static int cmd_run(int argc, char **argv)
 		{0},
 	};
 	const char *reqpath = NULL, *outpath = NULL;
-	char err[REQUEST_ERR_MAX], *text;
+	char err[REQUEST_ERR_MAX], *text = NULL;
 	struct request req;
 	struct run_io io = {.passthrough = false};
-	size_t len;
+	size_t len = 0;
 	FILE *of = stdout;
 	int c, fd, rc, status;
 

@@ -114,6 +114,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ref = argv[1];
+	/* exec hands the command our environment: make its PATH known */
+	setenv("PATH", "/usr/bin:/bin", 1);
 	snprintf(tmp, sizeof(tmp), "/tmp/sp-cli-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 2;
