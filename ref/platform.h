@@ -96,6 +96,10 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 /* The one process whose wait status is the command's wait status. */
 pid_t platform_pid(const struct launch *l);
 
+/* The command's wait status, given the raw wait status of platform_pid()
+ * (which may be a supervising process of the adapter's). */
+int platform_status(struct launch *l, int raw_status);
+
 /* Kill everything the launch started, daemonized descendants included.
  * Never signals a process that is not a descendant of this runner. */
 int platform_kill_tree(struct launch *l);

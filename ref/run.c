@@ -69,6 +69,7 @@ static void reap(struct sup *s)
 	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
 		if (p != s->pid)
 			continue;
+		st = platform_status(s->l, st);
 		s->o->has_status = true;
 		if (WIFSIGNALED(st))
 			s->o->signal = WTERMSIG(st);
@@ -328,6 +329,7 @@ int run_execute(const struct request *req, const struct run_io *io,
 		goto out;
 	}
 	rc = platform_launch(plan, &lio, &l, &st);
+	platform_enforcement(plan, &o->enf); /* launch may learn more (listener) */
 	/* The child holds its own copies now; ours would keep EOF away. */
 	if (p.in[0] >= 0) close(p.in[0]);
 	if (p.out[1] >= 0) close(p.out[1]);

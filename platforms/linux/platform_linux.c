@@ -1,151 +1,310 @@
 /* platform_linux.c - the Linux adapter behind ref/platform.h.
  *
- * This is the plain adapter: it applies no confinement of its own, so it
- * accepts only requests that ask for none (filesystem "unrestricted" and
- * network "allow") and refuses every other with sandbox_setup_failure
- * before anything is started (SETUP-1: never run with less enforcement
- * than requested).  What it does provide is the lifecycle: a new session
- * and process group, exact exec reporting, and a tree kill that reaches
- * daemonized descendants through the child-subreaper attribute. */
+ * prepare: validate the request against the host (policy paths exist and
+ * are not symlinks, Landlock and seccomp notification probed) and build the
+ * mount plan.  launch: clone pid 1 of the sandbox into new namespaces,
+ * write its uid/gid maps, release it, and read its spawn report; receive
+ * the seccomp listener.  supervise: answer seccomp notifications (typed
+ * denials), watch for protected-metadata creates.  kill: SIGKILL pid 1
+ * through its pidfd, which ends the whole pid namespace. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "filter.h"
+#include "landlock.h"
+#include "mounts.h"
+#include "nsinit.h"
 #include "platform.h"
-#include "proctree.h"
 #include "spawn.h"
-
-/* How long a tree kill may keep rescanning before it reports survivors. */
-#define KILL_BUDGET_MS 5000
 
 struct plan {
 	const struct request *req; /* outlives the plan (run_execute) */
+	struct mplan mounts;
+	struct strv envp;
+	struct enforcement enf;
 };
 
 struct launch {
 	pid_t pid;
+	int pidfd;
+	int status_fd;
+	int notify_fd;
+	bool have_status;
+	int status;
 };
+
+static int setup_err(struct setup_error *e, const char *step, int err,
+		     const char *detail)
+{
+	snprintf(e->step, sizeof(e->step), "%s", step);
+	e->err = err;
+	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+	return -err;
+}
 
 int platform_supervisor_init(void)
 {
-	/* Orphans of the command are re-parented to us, so the tree kill can
-	 * find a grandchild that escaped with setsid + double fork. */
+	/* Belt and braces: anything that leaves the pid namespace's reach
+	 * still comes back to us, not to the host's init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		return -errno;
 	return 0;
 }
 
+static int env_build(const struct request *req, struct strv *env)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < req->env.n; i++)
+		if (strncmp(req->env.v[i], "SANDPROOF_SANDBOXED=", 20) != 0 &&
+		    strncmp(req->env.v[i], "SANDPROOF_NETWORK=", 18) != 0)
+			rc = strv_push(env, req->env.v[i]);
+	if (rc == 0)
+		rc = strv_push(env, "SANDPROOF_SANDBOXED=1");
+	if (rc == 0)
+		rc = strv_push(env, req->network == NET_DENY ? "SANDPROOF_NETWORK=deny"
+							     : "SANDPROOF_NETWORK=allow");
+	return rc;
+}
+
+int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_error *err);
+
 int platform_prepare(const struct request *req, struct plan **out,
 		     struct setup_error *err)
 {
-	struct plan *p;
+	struct plan *p = calloc(1, sizeof(*p));
+	int rc;
 
-	if (req->fs_kind != FS_UNRESTRICTED || req->network != NET_ALLOW) {
-		snprintf(err->step, sizeof(err->step), "enforcement");
-		err->err = EOPNOTSUPP;
-		snprintf(err->detail, sizeof(err->detail),
-			 "no enforcement backend: this build confines neither filesystem nor network (asked: filesystem %s, network %s)",
-			 req->fs_kind == FS_RESTRICTED ? "restricted" : "unrestricted",
-			 req->network == NET_DENY ? "deny" : "allow");
-		return -EOPNOTSUPP;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err->step, sizeof(err->step), "plan");
-		err->err = ENOMEM;
-		return -ENOMEM;
-	}
+	if (!p)
+		return setup_err(err, "plan", ENOMEM, NULL);
 	p->req = req;
+	rc = mplan_build(req, &p->mounts, err);
+	if (rc == 0)
+		rc = mplan_add_hides(&p->mounts, req, err);
+	if (rc == 0 && env_build(req, &p->envp) < 0)
+		rc = setup_err(err, "plan", ENOMEM, NULL);
+	if (rc < 0) {
+		platform_plan_free(p);
+		return rc;
+	}
+	p->enf.backend = "linux";
+	p->enf.user_ns = p->enf.mount_ns = p->enf.pid_ns = p->enf.ipc_ns = true;
+	p->enf.net_ns = req->network == NET_DENY;
+	p->enf.seccomp = p->enf.no_new_privs = p->enf.caps_dropped = true;
+	p->enf.seccomp_notify = filter_notify_supported() == 1;
+	/* Landlock is the second layer under the mounts: used whenever the
+	 * kernel has it and the filesystem is restricted.  Once chosen here a
+	 * Landlock failure in the sandbox is fatal, never skipped. */
+	p->enf.landlock_abi = req->fs_kind == FS_RESTRICTED ? ll_abi() : 0;
+	if (p->enf.landlock_abi > LL_ABI_KNOWN)
+		p->enf.landlock_abi = LL_ABI_KNOWN;
 	*out = p;
 	return 0;
 }
 
 void platform_plan_free(struct plan *plan)
 {
+	if (!plan)
+		return;
+	mplan_free(&plan->mounts);
+	strv_free(&plan->envp);
 	free(plan);
 }
 
 void platform_enforcement(const struct plan *plan, struct enforcement *e)
 {
-	(void)plan;
-	memset(e, 0, sizeof(*e));
-	e->backend = "linux-plain";
+	*e = plan->enf;
 }
 
-/* Child: everything here either ends in execve or in spawn_fail(). */
-static _Noreturn void child(const struct plan *p, const struct launch_stdio *io,
-			    int rep, pid_t parent)
+static int write_file(pid_t pid, const char *name, const char *text)
 {
-	const struct request *r = p->req;
-	int err;
+	char path[64];
+	int fd, rc = 0;
+	size_t n = strlen(text);
 
-	spawn_reset_signals();
-	/* Own session: no controlling terminal, own process group. */
-	if (setsid() < 0)
-		spawn_fail(rep, SPAWN_MSG_SETUP, "setsid", errno, NULL);
-	/* Die with the runner; re-check the parent to close the race with a
-	 * runner that died before the attribute was set. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		spawn_fail(rep, SPAWN_MSG_SETUP, "pdeathsig", errno ? errno : ESRCH, NULL);
-	if (dup2(io->in, 0) < 0 || dup2(io->out, 1) < 0 || dup2(io->err, 2) < 0)
-		spawn_fail(rep, SPAWN_MSG_SETUP, "stdio", errno, NULL);
-	/* Nothing but 0-2 crosses into the command (the report pipe is
-	 * close-on-exec already). */
-	if (syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) < 0)
-		spawn_fail(rep, SPAWN_MSG_SETUP, "close_range", errno, NULL);
-	if (r->cwd && chdir(r->cwd) < 0)
-		spawn_fail(rep, SPAWN_MSG_SETUP, "chdir", errno, r->cwd);
-	err = spawn_exec(r->command.v, r->env.v ? r->env.v : (char *[]){NULL});
-	spawn_fail(rep, SPAWN_MSG_EXEC, "exec", err, r->command.v[0]);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, n) != (ssize_t)n)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Identity maps.  Unprivileged: the caller's own uid and gid only (and
+ * setgroups denied, as the kernel requires).  Root: the whole range, so
+ * ownership inside looks as it does outside; the command still runs with
+ * no capability at all. */
+static int maps_write(pid_t pid, struct setup_error *err)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int rc;
+
+	if (uid == 0) {
+		rc = write_file(pid, "uid_map", "0 0 4294967295");
+		if (rc == 0)
+			rc = write_file(pid, "gid_map", "0 0 4294967295");
+	} else {
+		rc = write_file(pid, "setgroups", "deny");
+		snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
+		if (rc == 0)
+			rc = write_file(pid, "uid_map", map);
+		snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
+		if (rc == 0)
+			rc = write_file(pid, "gid_map", map);
+	}
+	return rc < 0 ? setup_err(err, "uid_map", -rc, "cannot write the id maps") : 0;
+}
+
+static pid_t clone_ns(uint64_t flags, int *pidfd)
+{
+	struct clone_args ca = {
+		.flags = flags | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+
+	/* clone3 may be filtered (ENOSYS) where clone is not. */
+	if (pid < 0 && errno == ENOSYS)
+		pid = syscall(SYS_clone, (unsigned long)(flags | CLONE_PIDFD | SIGCHLD),
+			      NULL, pidfd, NULL, NULL);
+	return (pid_t)pid;
+}
+
+static int recv_listener(int sock, struct plan *plan)
+{
+	char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&tag, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			   .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c;
+	int fd = -1;
+
+	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -EPROTO;
+	c = CMSG_FIRSTHDR(&m);
+	if (tag == 'N' && c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	plan->enf.seccomp_notify = fd >= 0;
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+static void close_all(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 int platform_launch(struct plan *plan, const struct launch_stdio *io,
 		    struct launch **out, struct launch_status *st)
 {
+	const struct request *req = plan->req;
+	int sync[2] = {-1, -1}, rep[2] = {-1, -1}, stp[2] = {-1, -1}, sk[2] = {-1, -1};
+	int pidfd = -1, rc;
+	uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
 	struct launch *l;
-	int rep[2], rc;
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	memset(st, 0, sizeof(*st));
+	if (req->network == NET_DENY)
+		flags |= CLONE_NEWNET;
 	l = calloc(1, sizeof(*l));
-	if (!l || pipe2(rep, O_CLOEXEC) < 0) {
-		rc = l ? -errno : -ENOMEM;
-		free(l);
-		snprintf(st->setup.step, sizeof(st->setup.step), "launch");
-		st->setup.err = -rc;
-		return rc;
+	if (!l)
+		return setup_err(&st->setup, "launch", ENOMEM, NULL);
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 ||
+	    pipe2(stp, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) < 0) {
+		rc = setup_err(&st->setup, "launch", errno, "pipes");
+		goto fail;
 	}
-	pid = fork();
+	pid = clone_ns(flags, &pidfd);
 	if (pid < 0) {
-		rc = -errno;
-		close(rep[0]);
-		close(rep[1]);
-		free(l);
-		snprintf(st->setup.step, sizeof(st->setup.step), "fork");
-		st->setup.err = -rc;
-		return rc;
+		rc = setup_err(&st->setup, "clone", errno,
+			       "cannot create the user, mount, pid, ipc and network namespaces");
+		goto fail;
 	}
 	if (pid == 0) {
+		struct nsinit a = {
+			.req = req, .mounts = &plan->mounts, .envp = plan->envp.v,
+			.net_deny = req->network == NET_DENY,
+			.landlock_abi = plan->enf.landlock_abi,
+			.seccomp_notify = plan->enf.seccomp_notify,
+			.sync_fd = sync[0], .report_fd = rep[1], .sock_fd = sk[1],
+			.status_fd = stp[1], .io = *io,
+		};
+
+		close(sync[1]);
 		close(rep[0]);
-		child(plan, io, rep[1], parent);
+		close(sk[0]);
+		close(stp[0]);
+		nsinit_run(&a);
 	}
-	close(rep[1]);
 	l->pid = pid;
+	l->pidfd = pidfd;
+	l->notify_fd = -1;
+	close(sync[0]);
+	close(rep[1]);
+	close(sk[1]);
+	close(stp[1]);
+	l->status_fd = stp[0];
+	*out = l;
+	/* From here a process exists: failures are reported in st and the
+	 * caller reaps it. */
+	if (maps_write(pid, &st->setup) < 0) {
+		st->result = LAUNCH_SETUP_FAILED;
+		close(sync[1]); /* pid 1 reads EOF and exits */
+		close(rep[0]);
+		close(sk[0]);
+		return 0;
+	}
+	if (write(sync[1], "g", 1) != 1) {
+		st->result = LAUNCH_SETUP_FAILED;
+		setup_err(&st->setup, "sync", errno, NULL);
+	}
+	close(sync[1]);
 	rc = spawn_read_report(rep[0], st);
 	close(rep[0]);
 	if (rc < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
-		snprintf(st->setup.step, sizeof(st->setup.step), "report");
-		st->setup.err = -rc;
+		setup_err(&st->setup, "report", -rc, NULL);
 	}
-	*out = l;
+	if (st->result == LAUNCH_RUNNING) {
+		l->notify_fd = recv_listener(sk[0], plan);
+		if (l->notify_fd == -EPROTO) {
+			l->notify_fd = -1;
+			st->result = LAUNCH_SETUP_FAILED;
+			setup_err(&st->setup, "seccomp_listener", EPROTO,
+				  "the command started without reporting its filter");
+		}
+	}
+	close(sk[0]);
 	return 0;
+fail:
+	{
+		int fds[] = {sync[0], sync[1], rep[0], rep[1], stp[0], stp[1], sk[0], sk[1]};
+
+		close_all(fds, sizeof(fds) / sizeof(fds[0]));
+	}
+	free(l);
+	return rc;
 }
 
 pid_t platform_pid(const struct launch *l)
@@ -153,32 +312,65 @@ pid_t platform_pid(const struct launch *l)
 	return l->pid;
 }
 
+int platform_status(struct launch *l, int raw)
+{
+	int st;
+
+	/* pid 1 wrote the command's own wait status before it exited; if it
+	 * was killed instead (timeout, cancel) the raw status is all there is. */
+	if (l->status_fd >= 0 && read(l->status_fd, &st, sizeof(st)) == sizeof(st))
+		return st;
+	return raw;
+}
+
 int platform_kill_tree(struct launch *l)
 {
-	(void)l;
-	return proctree_kill(getpid(), KILL_BUDGET_MS);
+	/* pid 1 of the namespace: its death kills every process in it.  The
+	 * pidfd pins it, so a recycled pid can never be hit. */
+	if (l->pidfd >= 0 && syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0) < 0 &&
+	    errno != ESRCH)
+		return -errno;
+	return 0;
 }
 
 int platform_pollfds(struct launch *l, struct pollfd *fds, int max)
 {
-	(void)l;
-	(void)fds;
-	(void)max;
-	return 0;
+	int n = 0;
+
+	if (l->notify_fd >= 0 && n < max)
+		fds[n++] = (struct pollfd){.fd = l->notify_fd, .events = POLLIN};
+	return n;
 }
 
 int platform_service(struct launch *l, const struct pollfd *fds, int n,
 		     struct denials *d)
 {
-	(void)l;
-	(void)fds;
-	(void)n;
-	(void)d;
+	for (int i = 0; i < n; i++) {
+		char name[64];
+
+		if (fds[i].fd != l->notify_fd || !fds[i].revents)
+			continue;
+		if (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* every filtered process is gone */
+			close(l->notify_fd);
+			l->notify_fd = -1;
+			continue;
+		}
+		while (filter_notify_service(l->notify_fd, name, sizeof(name)) == 1)
+			if (name[0])
+				denials_add(d, "syscall", name);
+	}
 	return 0;
 }
 
 void platform_release(struct launch *l, struct denials *d)
 {
 	(void)d;
+	if (l->notify_fd >= 0)
+		close(l->notify_fd);
+	if (l->pidfd >= 0)
+		close(l->pidfd);
+	if (l->status_fd >= 0)
+		close(l->status_fd);
 	free(l);
 }

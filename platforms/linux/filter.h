@@ -1,0 +1,58 @@
+/* filter.h - the command's seccomp filter (docs/CONTRACT.md, PRIV and NET).
+ *
+ * One libseccomp filter, loaded into the command's own process right before
+ * execve (after no_new_privs): default ALLOW, a list of escape and kernel
+ * attack-surface syscalls denied (EPERM, or reported through seccomp user
+ * notification so the runner can record each denial by name), and every
+ * foreign ABI (ia32 through int 0x80, x32 through nr | 0x40000000) killed.
+ * filter.c lists each rule with the reason it is there. */
+#ifndef SANDPROOF_FILTER_H
+#define SANDPROOF_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct filter_opts {
+	bool block_unix_sockets; /* also deny socket/socketpair(AF_UNIX) */
+	bool notify;             /* report denials through user notification */
+};
+
+/* Build the filter and load it into the calling process (which has already
+ * set no_new_privs; the process should be single-threaded: no TSYNC).
+ *
+ * Returns 0 when the filter is in force.  *notify_fd is then the listener
+ * (>= 0, O_CLOEXEC) when o->notify was honoured, else -1: notification is
+ * used only when the kernel supports it and no filter already in force in
+ * this process has a listener (the kernel allows one per filter chain); in
+ * every other case the same calls are denied with EPERM, only unreported.
+ *
+ * Ownership of the listener passes to the caller, who must hand it to the
+ * supervisor and close it before execve.  Security: a command holding its
+ * own listener could answer its notifications with "continue" and run the
+ * denied call.  Until the supervisor answers, a denied call blocks; if every
+ * copy of the listener is closed, denied calls fail with ENOSYS instead.
+ * sendmsg, close and execve are never filtered.
+ *
+ * Returns -errno on failure: the caller fails closed (SETUP).  No filter was
+ * loaded then, save one case: -EBADF when a notify filter loaded but
+ * libseccomp handed back no listener (not seen in practice). */
+int filter_install(const struct filter_opts *o, int *notify_fd);
+
+/* 1 when seccomp user notification works here (kernel, libseccomp, and no
+ * listener already in this process's filter chain), else 0.  The first call
+ * probes in a short-lived child (fork + waitpid of that pid: the caller must
+ * not ignore SIGCHLD); the answer is cached for the process lifetime and
+ * inherited by fork, so ask in the supervisor before installing anything.
+ * filter_install() falls back by itself whatever this said. */
+int filter_notify_supported(void);
+
+/* Read one pending notification from listener fd, answer it with EPERM and
+ * write the denied syscall's name ("ptrace") into name (NUL-terminated,
+ * truncated to namelen).  Never blocks: it polls fd without waiting first,
+ * so it must be the only reader of fd.
+ * Returns 1 when a call was denied and named, 0 when nothing was pending or
+ * the target went away before the answer (name is then ""), -errno on error
+ * (-EINVAL for bad arguments). */
+int filter_notify_service(int fd, char *name, size_t namelen);
+
+#endif

@@ -1,0 +1,60 @@
+/* mounts.h - the filesystem view of the sandbox: plan, then apply.
+ *
+ * mplan_build() runs in the runner before anything is started and turns a
+ * validated request into an ordered list of mount operations (a pure
+ * function of the request and of what exists on the host).  mplan_apply()
+ * runs in the sandbox's first process, inside its new user and mount
+ * namespaces, and carries the list out.
+ *
+ * Race safety (SWAP-*): every host path is resolved exactly once, to an
+ * O_PATH descriptor, with RESOLVE_NO_SYMLINKS; the mount is cloned from that
+ * descriptor (open_tree) and attached with move_mount.  The place it is
+ * attached is looked up again inside the new root, and its identity (device
+ * and inode) must equal the pinned source, so a directory swapped between
+ * the two lookups makes setup fail instead of moving a writable bind. */
+#ifndef SANDPROOF_MOUNTS_H
+#define SANDPROOF_MOUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "platform.h"
+#include "request.h"
+
+enum mop_kind {
+	MOP_WRITE, /* bind the host directory read-write at the same path */
+	MOP_RO,    /* bind the host path read-only at the same path */
+	MOP_PIN,   /* bind a directory onto itself: it cannot be renamed or removed */
+	MOP_HIDE,  /* cover the path with an empty, unreadable object */
+};
+
+struct mop {
+	enum mop_kind kind;
+	char *path;
+	bool is_dir;
+};
+
+struct mplan {
+	bool restricted;  /* false: only a fresh /proc, the host's view otherwise */
+	bool private_tmp; /* writable private tmpfs on /tmp (else empty, read-only) */
+	struct mop *ops;
+	size_t n, cap;
+	struct strv writable_dirs; /* for Landlock: every directory writes may go beneath */
+};
+
+/* Build the plan.  Paths that must exist (write roots, read-only subpaths
+ * and deny-write paths inside a write root) are checked here so a missing one
+ * is a clear setup error before anything starts.  0 or -errno with *err. */
+int mplan_build(const struct request *req, struct mplan *p, struct setup_error *err);
+
+/* Add an operation (used for protected metadata and runtime roots). */
+int mplan_add(struct mplan *p, enum mop_kind kind, const char *path, bool is_dir);
+
+/* In the sandbox's first process, after the uid/gid maps are written.
+ * Ends with the new root pivoted in, /proc, /dev and /tmp mounted.
+ * 0 or -errno with *err naming the step. */
+int mplan_apply(const struct mplan *p, struct setup_error *err);
+
+void mplan_free(struct mplan *p);
+
+#endif
