@@ -117,7 +117,9 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 void platform_enforcement(const struct plan *plan, struct enforcement *e);
 
 /* After the command's process was reaped: undo host-side effects (remove a
- * protected name the command created, ...) and free the handle. */
-void platform_release(struct launch *l, struct denials *d);
+ * protected name the command created, ...) and free the handle.  Returns 1
+ * when that found a policy violation (the outcome becomes
+ * enforcement_denied), else 0. */
+int platform_release(struct launch *l, struct denials *d);
 
 #endif

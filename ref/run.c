@@ -359,7 +359,8 @@ int run_execute(const struct request *req, const struct run_io *io,
 	supervise(&s);
 	if (s.in_fd >= 0)
 		close(s.in_fd);
-	platform_release(l, &o->denials);
+	if (platform_release(l, &o->denials) > 0)
+		s.denied = true;
 	signals_restore(sfd, old);
 	classify(o, &s, &st);
 out:

@@ -26,16 +26,22 @@
 #include "mounts.h"
 #include "nsinit.h"
 #include "platform.h"
+#include "protect.h"
 #include "spawn.h"
+
+#define PROTECT_EV_BATCH 16
 
 struct plan {
 	const struct request *req; /* outlives the plan (run_execute) */
+	struct protect_plan *protect; /* one per write root */
+	size_t n_protect;
 	struct mplan mounts;
 	struct strv envp;
 	struct enforcement enf;
 };
 
 struct launch {
+	struct protect_mon *mon; /* NULL when no protected name is absent */
 	pid_t pid;
 	int pidfd;
 	int status_fd;
@@ -49,7 +55,8 @@ static int setup_err(struct setup_error *e, const char *step, int err,
 {
 	snprintf(e->step, sizeof(e->step), "%s", step);
 	e->err = err;
-	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+	snprintf(e->detail, sizeof(e->detail), "%.*s", (int)sizeof(e->detail) - 1,
+		 detail ? detail : "");
 	return -err;
 }
 
@@ -80,6 +87,52 @@ static int env_build(const struct request *req, struct strv *env)
 
 int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_error *err);
 
+/* Protected metadata (META-*): existing protected paths become read-only
+ * binds, every existing directory between the write root and a protected
+ * path is pinned (a mount point cannot be renamed or removed, so
+ * `mv .git x && mkdir .git` fails), and absent names are watched from the
+ * host while the command runs. */
+static int protect_prepare(struct plan *p, struct setup_error *err)
+{
+	const struct request *req = p->req;
+	int rc = 0;
+
+	if (req->fs_kind != FS_RESTRICTED || req->n_write_roots == 0)
+		return 0;
+	p->protect = calloc(req->n_write_roots, sizeof(*p->protect));
+	if (!p->protect)
+		return setup_err(err, "plan", ENOMEM, NULL);
+	for (size_t i = 0; i < req->n_write_roots; i++) {
+		struct protect_plan *pp = &p->protect[i];
+
+		rc = protect_plan(req->write_roots[i].root,
+				  &req->write_roots[i].protected_names, pp);
+		if (rc < 0) {
+			char step[96];
+
+			snprintf(step, sizeof(step), "protected_metadata:%s",
+				 req->write_roots[i].root);
+			return setup_err(err, step, -rc, pp->err);
+		}
+		p->n_protect++;
+		for (size_t k = 0; rc == 0 && k < pp->n_pin; k++)
+			rc = mplan_add(&p->mounts, MOP_PIN, pp->pin[k].path, true);
+		for (size_t k = 0; rc == 0 && k < pp->n_ro; k++)
+			rc = mplan_add(&p->mounts, MOP_RO, pp->ro[k].path, pp->ro[k].is_dir);
+		if (rc < 0)
+			return setup_err(err, "plan", ENOMEM, NULL);
+	}
+	return 0;
+}
+
+static bool protect_watches(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_protect; i++)
+		if (p->protect[i].n_watch)
+			return true;
+	return false;
+}
+
 int platform_prepare(const struct request *req, struct plan **out,
 		     struct setup_error *err)
 {
@@ -90,6 +143,8 @@ int platform_prepare(const struct request *req, struct plan **out,
 		return setup_err(err, "plan", ENOMEM, NULL);
 	p->req = req;
 	rc = mplan_build(req, &p->mounts, err);
+	if (rc == 0)
+		rc = protect_prepare(p, err);
 	if (rc == 0)
 		rc = mplan_add_hides(&p->mounts, req, err);
 	if (rc == 0 && env_build(req, &p->envp) < 0)
@@ -117,6 +172,9 @@ void platform_plan_free(struct plan *plan)
 {
 	if (!plan)
 		return;
+	for (size_t i = 0; i < plan->n_protect; i++)
+		protect_plan_free(&plan->protect[i]);
+	free(plan->protect);
 	mplan_free(&plan->mounts);
 	strv_free(&plan->envp);
 	free(plan);
@@ -229,6 +287,16 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return setup_err(&st->setup, "launch", ENOMEM, NULL);
+	/* Watch before anything runs: a create can only happen after this. */
+	if (protect_watches(plan)) {
+		rc = protect_monitor_start(plan->protect, plan->n_protect, &l->mon);
+		if (rc < 0) {
+			free(l);
+			return setup_err(&st->setup, "protected_metadata_monitor", -rc,
+					 rc == -ESTALE ? "a protected name appeared during setup"
+						       : "cannot watch for protected names");
+		}
+	}
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 ||
 	    pipe2(stp, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) < 0) {
@@ -303,6 +371,8 @@ fail:
 
 		close_all(fds, sizeof(fds) / sizeof(fds[0]));
 	}
+	if (l->mon)
+		protect_monitor_free(l->mon);
 	free(l);
 	return rc;
 }
@@ -339,15 +409,63 @@ int platform_pollfds(struct launch *l, struct pollfd *fds, int max)
 
 	if (l->notify_fd >= 0 && n < max)
 		fds[n++] = (struct pollfd){.fd = l->notify_fd, .events = POLLIN};
+	if (l->mon && n < max)
+		fds[n++] = (struct pollfd){.fd = protect_monitor_fd(l->mon), .events = POLLIN};
 	return n;
+}
+
+/* Turn monitor events into typed denials.  Returns 1 when the run must
+ * stop: a protected name was created, or the monitor can no longer vouch
+ * that none was (queue overflow, lost watch) - fail closed. */
+static int protect_drain(struct launch *l, struct denials *d, bool cleanup)
+{
+	struct protect_event ev[PROTECT_EV_BATCH];
+	int stop = 0, n;
+
+	do {
+		n = cleanup ? protect_monitor_cleanup(l->mon, ev, PROTECT_EV_BATCH)
+			    : protect_monitor_service(l->mon, ev, PROTECT_EV_BATCH);
+		for (int i = 0; i < n && i < PROTECT_EV_BATCH; i++) {
+			switch (ev[i].kind) {
+			case PROTECT_EV_CREATE:
+				denials_add(d, "protected_create", ev[i].path);
+				stop = 1;
+				break;
+			case PROTECT_EV_OVERFLOW:
+				denials_add(d, "protected_create", "(unknown: event queue overflow)");
+				stop = 1;
+				break;
+			case PROTECT_EV_LOST:
+				denials_add(d, "protected_watch_lost", ev[i].path);
+				stop = 1;
+				break;
+			case PROTECT_EV_REMOVED:
+				/* found (again) at cleanup: a create happened */
+				denials_add(d, "protected_removed", ev[i].path);
+				stop = 1;
+				break;
+			case PROTECT_EV_RESIDUE:
+				denials_add(d, "protected_residue", ev[i].path);
+				stop = 1;
+				break;
+			}
+		}
+	} while (!cleanup && n >= PROTECT_EV_BATCH);
+	return stop;
 }
 
 int platform_service(struct launch *l, const struct pollfd *fds, int n,
 		     struct denials *d)
 {
+	int stop = 0;
+
 	for (int i = 0; i < n; i++) {
 		char name[64];
 
+		if (l->mon && fds[i].fd == protect_monitor_fd(l->mon) && fds[i].revents) {
+			stop |= protect_drain(l, d, false);
+			continue;
+		}
 		if (fds[i].fd != l->notify_fd || !fds[i].revents)
 			continue;
 		if (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
@@ -360,12 +478,21 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 			if (name[0])
 				denials_add(d, "syscall", name);
 	}
-	return 0;
+	return stop;
 }
 
-void platform_release(struct launch *l, struct denials *d)
+int platform_release(struct launch *l, struct denials *d)
 {
-	(void)d;
+	int stop = 0;
+
+	/* The sandbox is gone: read the last events, then remove whatever
+	 * protected name exists now that did not before (never following a
+	 * symlink), so it stays absent on the host (META-3). */
+	if (l->mon) {
+		stop |= protect_drain(l, d, false);
+		stop |= protect_drain(l, d, true);
+		protect_monitor_free(l->mon);
+	}
 	if (l->notify_fd >= 0)
 		close(l->notify_fd);
 	if (l->pidfd >= 0)
@@ -373,4 +500,5 @@ void platform_release(struct launch *l, struct denials *d)
 	if (l->status_fd >= 0)
 		close(l->status_fd);
 	free(l);
+	return stop;
 }
