@@ -25,11 +25,15 @@ extern char **environ;
 static const char usage_text[] =
 "usage: sandproof-ref run --request FILE|- [--outcome FILE]\n"
 "       sandproof-ref exec [OPTIONS] -- COMMAND [ARG...]\n"
+"       sandproof-ref doctor\n"
 "       sandproof-ref --help | --version\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
 "      to stdout or --outcome FILE.  Exit: 0 outcome written (whatever the\n"
 "      command did), 2 bad request or usage (nothing ran), 1 internal error.\n"
+"\n"
+"doctor  checks what this host supports (namespaces, mount API, openat2,\n"
+"      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
 "\n"
 "exec  builds the same request from flags and runs COMMAND:\n"
 "  --write DIR        writable root (repeatable)\n"
@@ -407,5 +411,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "doctor") == 0) {
+		if (argc != 2)
+			return usage_error("doctor: unexpected argument '%s'", argv[2]);
+		return platform_doctor(stdout);
+	}
 	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -116,6 +116,10 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 
 void platform_enforcement(const struct plan *plan, struct enforcement *e);
 
+/* `sandproof-ref doctor`: print what this host supports; 0 when the whole
+ * contract can be enforced here, 1 when it cannot. */
+int platform_doctor(FILE *out);
+
 /* After the command's process was reaped: undo host-side effects (remove a
  * protected name the command created, ...) and free the handle.  Returns 1
  * when that found a policy violation (the outcome becomes

@@ -91,6 +91,17 @@ int ll_abi(void)
 	return v > 0 ? v : 0;
 }
 
+int ll_probe(void)
+{
+	int v = ll_sys_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (v > 0)
+		return v;
+	if (errno == ENOSYS || errno == EOPNOTSUPP)
+		return 0;
+	return -errno;
+}
+
 static uint64_t ll_handled_fs(int abi)
 {
 	uint64_t h = LL_FS_WRITE_V1;

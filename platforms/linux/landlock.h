@@ -112,6 +112,12 @@ int ll_abi(void);
  * on success it is fully restricted.  No fd is leaked either way. */
 int ll_restrict(const struct ll_policy *p);
 
+/* Like ll_abi(), but tells "the kernel has no Landlock" (0: ENOSYS, or
+ * EOPNOTSUPP when it is built in but disabled) apart from a probe that
+ * failed for any other reason (-errno), which a fail-closed caller must
+ * treat as a setup failure rather than as "unavailable". */
+int ll_probe(void);
+
 /* As ll_restrict(), but with the rights of the given ABI, which must be
  * 1..min(ll_abi(), LL_ABI_KNOWN) (else -EINVAL, or -EOPNOTSUPP when the
  * kernel has no Landlock).  For tests of the ABI adaptation and for

@@ -161,9 +161,16 @@ int platform_prepare(const struct request *req, struct plan **out,
 	/* Landlock is the second layer under the mounts: used whenever the
 	 * kernel has it and the filesystem is restricted.  Once chosen here a
 	 * Landlock failure in the sandbox is fatal, never skipped. */
-	p->enf.landlock_abi = req->fs_kind == FS_RESTRICTED ? ll_abi() : 0;
-	if (p->enf.landlock_abi > LL_ABI_KNOWN)
-		p->enf.landlock_abi = LL_ABI_KNOWN;
+	if (req->fs_kind == FS_RESTRICTED) {
+		int abi = ll_probe();
+
+		if (abi < 0) {
+			platform_plan_free(p);
+			return setup_err(err, "landlock", -abi,
+					 "probing the Landlock ABI failed (not merely unavailable)");
+		}
+		p->enf.landlock_abi = abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi;
+	}
 	*out = p;
 	return 0;
 }
