@@ -16,6 +16,7 @@
 #include "platform.h"
 #include "request.h"
 #include "run.h"
+#include "runtime.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INTERNAL 1
@@ -25,12 +26,16 @@ extern char **environ;
 static const char usage_text[] =
 "usage: sandproof-ref run --request FILE|- [--outcome FILE]\n"
 "       sandproof-ref exec [OPTIONS] -- COMMAND [ARG...]\n"
+"       sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N] [--dry-run] [--json]\n"
 "       sandproof-ref doctor\n"
 "       sandproof-ref --help | --version\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
 "      to stdout or --outcome FILE.  Exit: 0 outcome written (whatever the\n"
 "      command did), 2 bad request or usage (nothing ran), 1 internal error.\n"
+"\n"
+"gc    evicts runtime roots: older than --max-age, then least recently used\n"
+"      down to --max-roots; roots in use are skipped.\n"
 "\n"
 "doctor  checks what this host supports (namespaces, mount API, openat2,\n"
 "      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
@@ -411,6 +416,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "gc") == 0)
+		return gc_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0) {
 		if (argc != 2)
 			return usage_error("doctor: unexpected argument '%s'", argv[2]);

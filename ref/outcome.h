@@ -30,7 +30,7 @@ struct outcome_runtime {
 	char reprovision_reason[128];
 	char evicted[OUTCOME_RUNTIME_MAX][64];
 	size_t n_evicted;
-	char skipped[OUTCOME_RUNTIME_MAX][160]; /* "name: reason" */
+	char skipped[OUTCOME_RUNTIME_MAX][168]; /* "name: reason" */
 	size_t n_skipped;
 };
 

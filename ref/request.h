@@ -54,6 +54,10 @@ struct request {
 	enum net_mode network;
 	bool block_unix_sockets;
 
+	/* Set by the run path, never by JSON: a host directory the platform
+	 * serves as the sandbox's /tmp (the runtime root's tmp/). */
+	const char *temp_dir;
+
 	bool has_runtime;
 	char *runtime_parent;  /* absolute after "~/" expansion */
 	uint64_t runtime_max_age_s;

@@ -445,10 +445,12 @@ static void runtime_plan(const char *ws, char plan[65])
 	struct sha256_ctx c;
 	uint8_t d[SHA256_DIGEST_LEN];
 	sha256_init(&c);
-	sha256_update(&c, "sandproof-runtime-plan 1\nworkspace ", 35);
+	static const char head[] = "sandproof-runtime-plan 1\nworkspace ";
+	static const char dir[] = "\ndir 0700 ";
+	sha256_update(&c, head, sizeof(head) - 1);
 	sha256_update(&c, ws, strlen(ws));
 	for (size_t i = 0; i < RUNTIME_N_LAYOUT; i++) {
-		sha256_update(&c, "\ndir 0700 ", 10);
+		sha256_update(&c, dir, sizeof(dir) - 1);
 		sha256_update(&c, runtime_layout[i], strlen(runtime_layout[i]));
 	}
 	sha256_final(&c, d);
@@ -632,6 +634,36 @@ static int runtime_join(char *dst, const char *a, const char *b)
 	return (n < 0 || n >= PATH_MAX) ? -ENAMETOOLONG : 0;
 }
 
+/* Canonical form of f with its last component taken literally, not
+ * resolved.  Security: the default fallback lives in the world-writable
+ * /var/tmp, where anyone can plant a symlink under our name; resolving it
+ * would move our parent into a directory of the planter's choosing.  Taken
+ * literally, runtime_open_parent()'s O_NOFOLLOW refuses such a symlink. */
+static int runtime_canonicalize_dir_of(const char *f, char out[PATH_MAX])
+{
+	char head[PATH_MAX], dir[PATH_MAX], cdir[PATH_MAX];
+	size_t n = strlen(f);
+	while (n > 1 && f[n - 1] == '/')
+		n--;
+	if (n >= sizeof(head))
+		return -ENAMETOOLONG;
+	memcpy(head, f, n);
+	head[n] = '\0';
+	char *slash = strrchr(head, '/');
+	const char *leaf = slash ? slash + 1 : head;
+	if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, ".."))
+		return runtime_canonicalize(f, out, PATH_MAX);
+	if (slash == head)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash) {
+		*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s", head);
+	} else
+		snprintf(dir, sizeof(dir), ".");
+	int r = runtime_canonicalize(dir, cdir, sizeof(cdir));
+	return r < 0 ? r : runtime_join(out, cdir, leaf);
+}
+
 /* Pick the parent: the configured one, or the fallback when the root would
  * overlap the workspace (inside it, or containing it: eviction would then
  * delete workspace files). */
@@ -650,7 +682,7 @@ static int runtime_place(const struct runtime_config *c, struct runtime_root *ou
 		snprintf(fb, sizeof(fb), "/var/tmp/sandproof-runtime-%lu", (unsigned long)geteuid());
 		f = fb;
 	}
-	if ((r = runtime_canonicalize(f, out->parent, sizeof(out->parent))) < 0 ||
+	if ((r = runtime_canonicalize_dir_of(f, out->parent)) < 0 ||
 	    (r = runtime_join(out->root, out->parent, out->name)) < 0)
 		return r;
 	if (runtime_within(out->root, out->workspace) || runtime_within(out->workspace, out->root))
@@ -695,13 +727,24 @@ int runtime_acquire(const struct runtime_config *c, const char *workspace,
 	if (!runtime_verify(pfd, out->name, plan, &out->root_fd, why, sizeof(why))) {
 		rep->reprovisioned = true;
 		snprintf(rep->reprovision_reason, sizeof(rep->reprovision_reason), "%s", why);
-		if ((r = runtime_provision(pfd, out->name, &out->root_fd)) < 0)
-			goto fail;
+		/* a concurrent provisioner may still be converging the same
+		 * objects: provision until what we stamp is what we made */
+		for (int attempt = 0;; attempt++) {
+			if ((r = runtime_provision(pfd, out->name, &out->root_fd)) < 0)
+				goto fail;
+			if ((r = runtime_collect(out->root_fd, obj, why, sizeof(why))) == 0)
+				break;
+			close(out->root_fd);
+			out->root_fd = -1;
+			if (attempt == 3)
+				goto fail;
+		}
+	} else if ((r = runtime_collect(out->root_fd, obj, why, sizeof(why))) < 0) {
+		goto fail;
 	}
 	/* Stamp what is there now (after provisioning, the fresh objects),
 	 * which also records the last use. */
-	if ((r = runtime_collect(out->root_fd, obj, why, sizeof(why))) < 0 ||
-	    (r = runtime_stamp_write(pfd, out->name, plan, obj, RUNTIME_N_LAYOUT + 1)) < 0)
+	if ((r = runtime_stamp_write(pfd, out->name, plan, obj, RUNTIME_N_LAYOUT + 1)) < 0)
 		goto fail;
 	rep->evict_error = runtime_evict_others(pfd, c, out->name, false, rep);
 	close(pfd);

@@ -168,4 +168,7 @@ int runtime_evict_others(int pfd, const struct runtime_config *c, const char *ke
 void runtime_report_evicted(struct runtime_report *rep, const char *name, const char *reason);
 void runtime_report_skipped(struct runtime_report *rep, const char *name, const char *reason);
 
+/* `sandproof-ref gc ...` (gc_cli.c); argv[0] is "gc".  0, 1 gc failed, 2 usage. */
+int gc_main(int argc, char **argv);
+
 #endif

@@ -65,6 +65,7 @@ void mplan_free(struct mplan *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->ops[i].path);
 	free(p->ops);
+	free(p->tmp_source);
 	strv_free(&p->writable_dirs);
 	memset(p, 0, sizeof(*p));
 }
@@ -138,6 +139,14 @@ static int add_checked(struct mplan *p, const struct request *req,
 	return rc < 0 && rc == -ENOMEM ? fail(err, "plan", NULL, ENOMEM, NULL) : rc;
 }
 
+static bool any_beneath(const struct mplan *p, const char *dir)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (beneath(dir, p->ops[i].path))
+			return true;
+	return false;
+}
+
 int mplan_build(const struct request *req, struct mplan *p, struct setup_error *err)
 {
 	int rc = 0;
@@ -163,6 +172,15 @@ int mplan_build(const struct request *req, struct mplan *p, struct setup_error *
 	}
 	for (size_t i = 0; rc == 0 && i < req->deny_write.n; i++)
 		rc = add_checked(p, req, MOP_RO, "deny_write", req->deny_write.v[i], err);
+	if (rc == 0 && req->temp_dir && p->private_tmp && !any_beneath(p, "/tmp")) {
+		/* Serve the runtime root's tmp/ as /tmp.  Only when no bind
+		 * lands beneath /tmp: their mount points would have to be made
+		 * inside that host folder.  Otherwise /tmp stays a private tmpfs
+		 * and TMPDIR points at the folder where it is bound. */
+		p->tmp_source = strdup(req->temp_dir);
+		if (!p->tmp_source)
+			rc = fail(err, "plan", NULL, ENOMEM, NULL);
+	}
 	return rc;
 }
 
@@ -173,8 +191,14 @@ int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_err
 {
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < req->deny_read.n; i++)
+	for (size_t i = 0; rc == 0 && i < req->deny_read.n; i++) {
+		/* The host's /tmp is never visible (it is replaced), except
+		 * through a write root beneath it. */
+		if (beneath("/tmp", req->deny_read.v[i]) &&
+		    !in_write_root(req, req->deny_read.v[i]))
+			continue;
 		rc = add_checked(p, req, MOP_HIDE, "deny_read", req->deny_read.v[i], err);
+	}
 	return rc;
 }
 
@@ -423,11 +447,24 @@ out:
 /* /tmp is always a tmpfs of ours, never the host's: writable when the
  * request allows temp, else made read-only once the mount points for write
  * roots beneath /tmp exist. */
-static int tmp_build(struct ctx *c, bool writable)
+static int tmp_build(struct ctx *c, bool writable, int tmp_src)
 {
-	int m = tmpfs_new(c, writable ? "1777" : "0755", NULL,
-			  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	int rc;
+	int m, rc;
+
+	if (tmp_src >= 0) {
+		m = open_tree(tmp_src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+						   AT_EMPTY_PATH);
+		if (m < 0)
+			return fail(c->err, "tmp", NULL, errno, "open_tree runtime tmp/");
+		rc = set_attrs(m, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (rc == 0)
+			rc = attach(c, m, "/tmp", true, -1, "tmp");
+		else
+			rc = fail(c->err, "tmp", NULL, -rc, "mount_setattr");
+		close(m);
+		return rc;
+	}
+	m = tmpfs_new(c, writable ? "1777" : "0755", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 
 	if (m < 0)
 		return m;
@@ -478,7 +515,7 @@ static int after_pivot(const struct mplan *p, struct setup_error *err)
 int mplan_apply(const struct mplan *p, struct setup_error *err)
 {
 	struct ctx c = {.root = -1, .hide = -1, .tmp = -1, .err = err};
-	int rc = 0, *src = NULL;
+	int rc = 0, *src = NULL, tmp_src = -1;
 	size_t pinned = 0;
 
 	/* Nothing we mount may propagate back to the host. */
@@ -500,6 +537,11 @@ int mplan_apply(const struct mplan *p, struct setup_error *err)
 		}
 	}
 
+	if (p->tmp_source && (tmp_src = path_pin(p->tmp_source)) < 0) {
+		rc = fail(err, "tmp", p->tmp_source, -tmp_src, "cannot resolve the runtime tmp/");
+		goto out;
+	}
+
 	/* The new root: a recursive, read-only, nosuid copy of the host's. */
 	c.root = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 						 AT_RECURSIVE);
@@ -516,13 +558,13 @@ int mplan_apply(const struct mplan *p, struct setup_error *err)
 		rc = fail(err, "mount_root", NULL, errno, "move_mount");
 		goto out;
 	}
-	if ((rc = dev_build(&c)) < 0 || (rc = tmp_build(&c, p->private_tmp)) < 0 ||
+	if ((rc = dev_build(&c)) < 0 || (rc = tmp_build(&c, p->private_tmp, tmp_src)) < 0 ||
 	    (rc = hide_build(&c)) < 0)
 		goto out;
 	for (size_t i = 0; i < p->n; i++)
 		if (src[i] >= 0 && (rc = apply_op(&c, &p->ops[i], src[i])) < 0)
 			goto out;
-	if (!p->private_tmp) {
+	if (!p->private_tmp && c.tmp >= 0) {
 		struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};
 
 		if (mount_setattr(c.tmp, "", AT_EMPTY_PATH, &a, sizeof(a)) < 0) {
@@ -541,6 +583,8 @@ out:
 		if (src[i] >= 0)
 			close(src[i]);
 	free(src);
+	if (tmp_src >= 0)
+		close(tmp_src);
 	if (c.tmp >= 0)
 		close(c.tmp);
 	if (c.hide >= 0)

@@ -36,7 +36,9 @@ struct mop {
 
 struct mplan {
 	bool restricted;  /* false: only a fresh /proc, the host's view otherwise */
-	bool private_tmp; /* writable private tmpfs on /tmp (else empty, read-only) */
+	bool private_tmp; /* writable /tmp (else an empty, read-only tmpfs) */
+	char *tmp_source; /* when set, /tmp is this host directory (the runtime
+			   * root's tmp/) bound read-write, not a tmpfs */
 	struct mop *ops;
 	size_t n, cap;
 	struct strv writable_dirs; /* for Landlock: every directory writes may go beneath */

@@ -69,14 +69,32 @@ int platform_supervisor_init(void)
 	return 0;
 }
 
-static int env_build(const struct request *req, struct strv *env)
+static bool is_var(const char *kv, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(kv, name, n) == 0 && kv[n] == '=';
+}
+
+/* The command's environment: the request's, plus the two markers; when the
+ * runtime root's tmp/ is served as /tmp, the temp variables say /tmp. */
+static int env_build(const struct request *req, const struct mplan *m,
+		     struct strv *env)
 {
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < req->env.n; i++)
-		if (strncmp(req->env.v[i], "SANDPROOF_SANDBOXED=", 20) != 0 &&
-		    strncmp(req->env.v[i], "SANDPROOF_NETWORK=", 18) != 0)
-			rc = strv_push(env, req->env.v[i]);
+	for (size_t i = 0; rc == 0 && i < req->env.n; i++) {
+		const char *kv = req->env.v[i];
+
+		if (is_var(kv, "SANDPROOF_SANDBOXED") || is_var(kv, "SANDPROOF_NETWORK"))
+			continue;
+		if (m->tmp_source && (is_var(kv, "TMPDIR") || is_var(kv, "TMP") ||
+				      is_var(kv, "TEMP")))
+			rc = strv_push(env, kv[3] == 'D' ? "TMPDIR=/tmp" :
+					    kv[3] == 'P' ? "TEMP=/tmp" : "TMP=/tmp");
+		else
+			rc = strv_push(env, kv);
+	}
 	if (rc == 0)
 		rc = strv_push(env, "SANDPROOF_SANDBOXED=1");
 	if (rc == 0)
@@ -147,7 +165,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 		rc = protect_prepare(p, err);
 	if (rc == 0)
 		rc = mplan_add_hides(&p->mounts, req, err);
-	if (rc == 0 && env_build(req, &p->envp) < 0)
+	if (rc == 0 && env_build(req, &p->mounts, &p->envp) < 0)
 		rc = setup_err(err, "plan", ENOMEM, NULL);
 	if (rc < 0) {
 		platform_plan_free(p);

@@ -1,0 +1,170 @@
+/* gc_cli.c - `sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N]
+ *                              [--dry-run] [--json]`
+ *
+ * Evicts runtime roots in a parent by age, then LRU down to a count, exactly
+ * as a run does for roots other than its own (runtime_gc()).  Exit status:
+ * 0 done (skipped entries are reported, not errors), 1 gc failed (unsafe or
+ * unreadable parent), 2 usage error. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jw.h"
+#include "runtime.h"
+
+#define GC_DEFAULT_MAX_AGE 2592000u
+#define GC_DEFAULT_MAX_ROOTS 64u
+
+static const char gc_usage[] =
+	"usage: sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N] [--dry-run] [--json]\n"
+	"  --parent DIR     runtime parent (default ~/.cache/sandproof/runtime/v1)\n"
+	"  --max-age S      evict roots unused for more than S seconds (default 2592000)\n"
+	"  --max-roots N    then evict least recently used until N remain (default 64)\n"
+	"  --dry-run        report what would be evicted, change nothing\n"
+	"  --json           print the report as JSON\n";
+
+static int gc_usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "sandproof-ref gc: %s%s%s\n%s", msg, arg ? ": " : "", arg ? arg : "",
+		gc_usage);
+	return 2;
+}
+
+/* A plain decimal without sign, spaces or suffix. */
+static bool gc_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": value into *val, advancing *i. */
+static int gc_opt_value(int argc, char **argv, int *i, const char *opt, const char **val)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+	if (strncmp(a, opt, n))
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n])
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+static void gc_print_json(const char *parent, const struct runtime_report *rep, int rc)
+{
+	struct jw w;
+	jw_init(&w, stdout);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "parent", parent);
+	jw_bool(&w, "dry_run", rep->dry_run);
+	jw_bool(&w, "ok", rc == 0);
+	if (rc < 0)
+		jw_str(&w, "error", strerror(-rc));
+	jw_arr_open(&w, "evicted");
+	for (size_t i = 0; i < rep->n_evicted; i++) {
+		jw_obj_open(&w, NULL);
+		jw_str(&w, "name", rep->evicted[i].name);
+		jw_str(&w, "reason", rep->evicted[i].reason);
+		jw_obj_close(&w);
+	}
+	jw_arr_close(&w);
+	jw_uint(&w, "evicted_total", rep->evicted_total);
+	jw_arr_open(&w, "skipped");
+	for (size_t i = 0; i < rep->n_skipped; i++) {
+		jw_obj_open(&w, NULL);
+		jw_str(&w, "name", rep->skipped[i].name);
+		jw_str(&w, "reason", rep->skipped[i].reason);
+		jw_obj_close(&w);
+	}
+	jw_arr_close(&w);
+	jw_uint(&w, "skipped_total", rep->skipped_total);
+	jw_obj_close(&w);
+	fputc('\n', stdout);
+}
+
+static void gc_print_text(const char *parent, const struct runtime_report *rep)
+{
+	const char *verb = rep->dry_run ? "would evict" : "evicted";
+	for (size_t i = 0; i < rep->n_evicted; i++)
+		printf("%s %s (%s)\n", verb, rep->evicted[i].name, rep->evicted[i].reason);
+	for (size_t i = 0; i < rep->n_skipped; i++)
+		printf("skipped %s: %s\n", rep->skipped[i].name, rep->skipped[i].reason);
+	printf("%s: %zu %s, %zu skipped\n", parent, rep->evicted_total,
+	       rep->dry_run ? "to evict" : "evicted", rep->skipped_total);
+}
+
+/* argv[0] is the subcommand name ("gc"). */
+int gc_main(int argc, char **argv)
+{
+	struct runtime_config cfg = {.max_age_s = GC_DEFAULT_MAX_AGE,
+				     .max_roots = GC_DEFAULT_MAX_ROOTS};
+	struct runtime_report rep;
+	char defparent[4096];
+	const char *parent = NULL, *val;
+	bool dry_run = false, json = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int m;
+		if (!strcmp(a, "--dry-run")) {
+			dry_run = true;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(gc_usage, stdout);
+			return 0;
+		} else if ((m = gc_opt_value(argc, argv, &i, "--parent", &val))) {
+			if (m < 0)
+				return gc_usage_error("--parent needs a directory", NULL);
+			if (!*val)
+				return gc_usage_error("--parent must not be empty", NULL);
+			parent = val;
+		} else if ((m = gc_opt_value(argc, argv, &i, "--max-age", &val))) {
+			if (m < 0 || !gc_parse_u64(val, &cfg.max_age_s))
+				return gc_usage_error("--max-age needs a number of seconds", m < 0 ? NULL : val);
+		} else if ((m = gc_opt_value(argc, argv, &i, "--max-roots", &val))) {
+			if (m < 0 || !gc_parse_u64(val, &cfg.max_roots))
+				return gc_usage_error("--max-roots needs a count", m < 0 ? NULL : val);
+		} else {
+			return gc_usage_error("unexpected argument", a);
+		}
+	}
+	if (!parent) {
+		const char *home = getenv("HOME");
+		if (!home || home[0] != '/')
+			return gc_usage_error("HOME is not an absolute path; give --parent", NULL);
+		if ((size_t)snprintf(defparent, sizeof(defparent), "%s/.cache/sandproof/runtime/v1",
+				     home) >= sizeof(defparent))
+			return gc_usage_error("HOME is too long; give --parent", NULL);
+		parent = defparent;
+	}
+	cfg.parent = parent;
+	int rc = runtime_gc(&cfg, NULL, dry_run, &rep);
+	if (json)
+		gc_print_json(parent, &rep, rc);
+	else if (rc == 0)
+		gc_print_text(parent, &rep);
+	if (rc < 0) {
+		fprintf(stderr, "sandproof-ref gc: %s: %s%s\n", parent, strerror(-rc),
+			rc == -EPERM ? " (the parent must be a directory owned by you and not "
+				       "group- or world-writable)" : "");
+		return 1;
+	}
+	return 0;
+}
