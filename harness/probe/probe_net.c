@@ -1,0 +1,482 @@
+/* probe_net.c - network operations of the probe.
+ *
+ * Addresses are numeric literals (no NSS).  Which addresses are safe to
+ * touch is the caller's business: the harness runs these operations only
+ * inside a network lab it created. */
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+
+#define PROBE_TCP_TIMEOUT_MS 2000
+#define PROBE_UDP_TIMEOUT_MS 500
+#define PROBE_ECHO_IDLE_MS 10000 /* an echo server nobody calls exits */
+
+static long long probe_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* poll(2) for one fd, restarted on EINTR with the time left.  Returns the
+ * revents, 0 on timeout, -errno on error. */
+static int probe_wait_fd(int fd, short events, int timeout_ms)
+{
+	long long end = probe_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = events};
+		long long left = end - probe_now_ms();
+		int rc;
+
+		if (left < 0)
+			left = 0;
+		rc = poll(&p, 1, (int)left);
+		if (rc > 0)
+			return p.revents ? p.revents : POLLERR;
+		if (rc == 0)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static int probe_check_inet(char **a, int n, char *msg, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int type;
+
+	(void)n;
+	if (probe_parse_sockproto(a[0], &type) < 0)
+		return probe_check_msg(msg, len, "protocol must be tcp or udp, not \"%s\"", a[0]);
+	if (probe_parse_sockaddr(a[1], a[2], &ss, &sl) < 0)
+		return probe_check_msg(msg, len, "\"%s\" \"%s\" is not a numeric address and port 0-65535",
+				       a[1], a[2]);
+	return 0;
+}
+
+static void probe_field_port(struct probe_res *res, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_INET)
+		probe_field_int(res, "port", ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	else if (ss.ss_family == AF_INET6)
+		probe_field_int(res, "port", ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+}
+
+/* TCP: a non-blocking connect bounded by PROBE_TCP_TIMEOUT_MS, so a dropped
+ * SYN reads ETIMEDOUT instead of hanging for the kernel's minutes. */
+static void probe_connect_tcp(int fd, const struct sockaddr_storage *ss,
+			      socklen_t sl, struct probe_res *res)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+	int rc;
+
+	if (connect(fd, (const struct sockaddr *)ss, sl) == 0)
+		return;
+	if (errno != EINPROGRESS) {
+		probe_res_fail(res, errno, "connect");
+		return;
+	}
+	rc = probe_wait_fd(fd, POLLOUT, PROBE_TCP_TIMEOUT_MS);
+	if (rc == 0) {
+		probe_res_fail(res, ETIMEDOUT, "connect");
+		return;
+	}
+	if (rc < 0) {
+		probe_res_fail(res, -rc, "poll");
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		err = errno;
+	if (err)
+		probe_res_fail(res, err, "connect");
+}
+
+/* UDP: reachability means an answer.  A datagram sent into the void looks
+ * the same as one delivered, so ok needs a reply within
+ * PROBE_UDP_TIMEOUT_MS; an ICMP port-unreachable surfaces as ECONNREFUSED
+ * on the receive. */
+static void probe_connect_udp(int fd, const struct sockaddr_storage *ss,
+			      socklen_t sl, struct probe_res *res)
+{
+	char byte = 'p', reply[512];
+	ssize_t r;
+	int rc;
+
+	if (connect(fd, (const struct sockaddr *)ss, sl) < 0) {
+		probe_res_fail(res, errno, "connect");
+		return;
+	}
+	if (send(fd, &byte, 1, 0) < 0) {
+		probe_res_fail(res, errno, "send");
+		return;
+	}
+	rc = probe_wait_fd(fd, POLLIN, PROBE_UDP_TIMEOUT_MS);
+	if (rc == 0) {
+		probe_res_fail(res, ETIMEDOUT, "recv");
+		return;
+	}
+	if (rc < 0) {
+		probe_res_fail(res, -rc, "poll");
+		return;
+	}
+	r = recv(fd, reply, sizeof(reply), MSG_DONTWAIT);
+	if (r < 0) {
+		probe_res_fail(res, errno, "recv");
+		return;
+	}
+	probe_field_int(res, "reply_bytes", (long long)r);
+}
+
+static void probe_op_connect(struct probe_ctx *ctx, char **a, int n,
+			     struct probe_res *res)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int type, fd;
+
+	(void)ctx, (void)n;
+	probe_parse_sockproto(a[0], &type);
+	probe_parse_sockaddr(a[1], a[2], &ss, &sl);
+	fd = socket(ss.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	if (type == SOCK_STREAM)
+		probe_connect_tcp(fd, &ss, sl, res);
+	else
+		probe_connect_udp(fd, &ss, sl, res);
+	close(fd);
+}
+
+static void probe_op_bind(struct probe_ctx *ctx, char **a, int n,
+			  struct probe_res *res)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int type, fd;
+
+	(void)ctx, (void)n;
+	probe_parse_sockproto(a[0], &type);
+	probe_parse_sockaddr(a[1], a[2], &ss, &sl);
+	fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0)
+		probe_res_fail(res, errno, "bind");
+	else
+		probe_field_port(res, fd);
+	close(fd);
+}
+
+/* The echo server's body, in the forked child.  It serves one peer (one
+ * TCP connection or one datagram) and exits; it gives up after
+ * PROBE_ECHO_IDLE_MS without traffic so it can never outlive its purpose. */
+static void probe_echo_serve(int lfd, int type)
+{
+	char buf[4096];
+
+	if (probe_wait_fd(lfd, POLLIN, PROBE_ECHO_IDLE_MS) <= 0)
+		_exit(1);
+	if (type == SOCK_DGRAM) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		ssize_t r = recvfrom(lfd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&peer, &pl);
+
+		if (r >= 0)
+			sendto(lfd, buf, (size_t)r, 0, (struct sockaddr *)&peer, pl);
+		_exit(0);
+	}
+	int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	close(lfd);
+	if (cfd < 0)
+		_exit(1);
+	while (probe_wait_fd(cfd, POLLIN, PROBE_ECHO_IDLE_MS) > 0) {
+		ssize_t r = read(cfd, buf, sizeof(buf));
+
+		if (r <= 0 || probe_write_all(cfd, buf, (size_t)r) < 0)
+			break;
+	}
+	_exit(0);
+}
+
+/* Binds and listens here, in the probe, before forking: when this operation
+ * reports ok the socket already accepts, so a later connect in the same
+ * probe cannot race the server's start.  The server is killed and reaped
+ * when the probe ends; PR_SET_PDEATHSIG covers a probe that is killed. */
+static void probe_op_listen_echo(struct probe_ctx *ctx, char **a, int n,
+				 struct probe_res *res)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int type, fd, one = 1;
+	pid_t parent = getpid(), pid;
+
+	(void)n;
+	if (ctx->n_echo >= PROBE_ECHO_MAX) {
+		probe_res_fail(res, EMFILE, "limit");
+		return;
+	}
+	probe_parse_sockproto(a[0], &type);
+	probe_parse_sockaddr(a[1], a[2], &ss, &sl);
+	fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		probe_res_fail(res, errno, "bind");
+		close(fd);
+		return;
+	}
+	if (type == SOCK_STREAM && listen(fd, 4) < 0) {
+		probe_res_fail(res, errno, "listen");
+		close(fd);
+		return;
+	}
+	probe_field_port(res, fd);
+	pid = fork();
+	if (pid < 0) {
+		probe_res_fail(res, errno, "fork");
+		close(fd);
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* The death signal is armed after fork: if the probe died in
+		 * between, getppid() already differs and we leave now. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		/* Off the probe's stdout and stderr, so the server never holds
+		 * a runner's capture pipe open. */
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		probe_echo_serve(fd, type);
+	}
+	close(fd);
+	ctx->echo[ctx->n_echo++] = pid;
+	probe_field_int(res, "server_pid", (long long)pid);
+}
+
+static int probe_unix_addr(const char *name, bool abstract,
+			   struct sockaddr_un *sun, socklen_t *sl)
+{
+	size_t len = strlen(name), off = abstract ? 1 : 0;
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (len + off >= sizeof(sun->sun_path) + (abstract ? 1 : 0))
+		return -ENAMETOOLONG;
+	memcpy(sun->sun_path + off, name, len);
+	*sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + len +
+			  (abstract ? 0 : 1));
+	return 0;
+}
+
+/* Stream first; a datagram listener answers EPROTOTYPE, then we retry. */
+static void probe_unix_connect(const char *name, bool abstract,
+			       struct probe_res *res)
+{
+	static const int types[] = {SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET};
+	static const char *const tnames[] = {"stream", "dgram", "seqpacket"};
+	struct sockaddr_un sun;
+	socklen_t sl;
+	int rc = probe_unix_addr(name, abstract, &sun, &sl);
+
+	if (rc < 0) {
+		probe_res_fail(res, -rc, "address");
+		return;
+	}
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		int fd = socket(AF_UNIX, types[k] | SOCK_CLOEXEC, 0);
+
+		if (fd < 0) {
+			probe_res_fail(res, errno, "socket");
+			return;
+		}
+		rc = connect(fd, (struct sockaddr *)&sun, sl) < 0 ? errno : 0;
+		close(fd);
+		if (rc == 0) {
+			probe_field_cstr(res, "type", tnames[k]);
+			res->err = 0;
+			return;
+		}
+		probe_res_fail(res, rc, "connect");
+		if (rc != EPROTOTYPE)
+			return;
+	}
+}
+
+static void probe_op_unix_connect(struct probe_ctx *ctx, char **a, int n,
+				  struct probe_res *res)
+{
+	(void)ctx, (void)n;
+	probe_unix_connect(a[0], false, res);
+}
+
+static void probe_op_abstract_unix_connect(struct probe_ctx *ctx, char **a,
+					   int n, struct probe_res *res)
+{
+	(void)ctx, (void)n;
+	probe_unix_connect(a[0], true, res);
+}
+
+struct probe_name {
+	const char *name;
+	int v;
+};
+
+static const struct probe_name probe_families[] = {
+	{"unix", AF_UNIX}, {"inet", AF_INET}, {"inet6", AF_INET6},
+	{"packet", AF_PACKET}, {"vsock", AF_VSOCK}, {"netlink", AF_NETLINK},
+	{"bluetooth", AF_BLUETOOTH}, {"raw", AF_INET}, {NULL, 0},
+};
+static const struct probe_name probe_types[] = {
+	{"stream", SOCK_STREAM}, {"dgram", SOCK_DGRAM}, {"raw", SOCK_RAW},
+	{"seqpacket", SOCK_SEQPACKET}, {NULL, 0},
+};
+static const struct probe_name probe_protos[] = {
+	{"tcp", IPPROTO_TCP}, {"udp", IPPROTO_UDP}, {"icmp", IPPROTO_ICMP},
+	{"icmpv6", IPPROTO_ICMPV6}, {"raw", IPPROTO_RAW}, {NULL, 0},
+};
+
+/* A name from the table or a decimal number in [0, max]. */
+static int probe_lookup(const struct probe_name *t, const char *s, int max,
+			int *out)
+{
+	long long v;
+
+	for (; t->name; t++)
+		if (strcmp(t->name, s) == 0) {
+			*out = t->v;
+			return 0;
+		}
+	if (probe_parse_ll(s, 0, max, &v) < 0)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* "raw" is shorthand for inet + SOCK_RAW (default protocol icmp); every
+ * other family needs TYPE. */
+static int probe_socket_args(char **a, int n, int *fam, int *type, int *proto)
+{
+	bool raw = strcmp(a[0], "raw") == 0;
+
+	*proto = 0;
+	if (probe_lookup(probe_families, a[0], 255, fam) < 0)
+		return -1;
+	if (raw) {
+		*type = SOCK_RAW;
+		*proto = IPPROTO_ICMP;
+		if (n >= 2 && strcmp(a[1], "raw") != 0)
+			return -2;
+	} else if (n < 2) {
+		return -2;
+	} else if (probe_lookup(probe_types, a[1], 15, type) < 0) {
+		return -2;
+	}
+	if (n >= 3 && probe_lookup(probe_protos, a[2], 65535, proto) < 0)
+		return -3;
+	return 0;
+}
+
+static int probe_check_socket(char **a, int n, char *msg, size_t len)
+{
+	int fam, type, proto;
+
+	switch (probe_socket_args(a, n, &fam, &type, &proto)) {
+	case -1:
+		return probe_check_msg(msg, len, "unknown family \"%s\" (unix, inet, inet6, packet, vsock, netlink, bluetooth, raw or a number)",
+				       a[0]);
+	case -2:
+		return probe_check_msg(msg, len, "TYPE must be stream, dgram, raw, seqpacket or a number (only raw for family raw)");
+	case -3:
+		return probe_check_msg(msg, len, "unknown protocol \"%s\" (tcp, udp, icmp, icmpv6, raw or a number)",
+				       a[2]);
+	}
+	return 0;
+}
+
+static void probe_op_socket(struct probe_ctx *ctx, char **a, int n,
+			    struct probe_res *res)
+{
+	int fam, type, proto, fd;
+
+	(void)ctx;
+	probe_socket_args(a, n, &fam, &type, &proto);
+	fd = socket(fam, type | SOCK_CLOEXEC, proto);
+	if (fd < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	close(fd);
+}
+
+/* io_uring is a second system-call surface that seccomp filters on
+ * individual syscalls do not see; setup succeeding means it is open. */
+static void probe_op_io_uring(struct probe_ctx *ctx, char **a, int n,
+			      struct probe_res *res)
+{
+	struct io_uring_params p;
+	long fd;
+
+	(void)ctx, (void)a, (void)n;
+	memset(&p, 0, sizeof(p));
+	fd = syscall(__NR_io_uring_setup, 1, &p);
+	if (fd < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	close((int)fd);
+}
+
+const struct probe_op probe_net_ops[] = {
+	{"connect", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_connect},
+	{"bind", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_bind},
+	{"listen_echo", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_listen_echo},
+	{"unix_connect", 1, 1, "PATH", NULL, probe_op_unix_connect},
+	{"abstract_unix_connect", 1, 1, "NAME", NULL, probe_op_abstract_unix_connect},
+	{"socket", 1, 3, "FAMILY TYPE [PROTO] | raw [raw [PROTO]]", probe_check_socket, probe_op_socket},
+	{"io_uring", 0, 0, "", NULL, probe_op_io_uring},
+	{NULL, 0, 0, NULL, NULL, NULL},
+};

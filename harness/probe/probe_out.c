@@ -1,0 +1,310 @@
+/* probe_out.c - JSON lines, errno names and signal names for the probe.
+ *
+ * Every line goes out in one write(2) call (looping only on a short write),
+ * so a probe killed between operations leaves only complete lines, and a
+ * forked helper never inherits half a line in a stdio buffer. */
+#include "probe.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define E(x) {x, #x}
+/* Our own table: strerrorname_np is glibc-only and too recent.  Aliases
+ * (EWOULDBLOCK, EDEADLOCK, ENOTSUP) share a value with an earlier entry and
+ * so are never returned. */
+static const struct {
+	int v;
+	const char *name;
+} probe_errnos[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
+	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
+	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
+	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ECHRNG),
+	E(EL2NSYNC), E(EL3HLT), E(EL3RST), E(ELNRNG), E(EUNATCH), E(ENOCSI),
+	E(EL2HLT), E(EBADE), E(EBADR), E(EXFULL), E(ENOANO), E(EBADRQC),
+	E(EBADSLT), E(EBFONT), E(ENOSTR), E(ENODATA), E(ETIME), E(ENOSR),
+	E(ENONET), E(ENOPKG), E(EREMOTE), E(ENOLINK), E(EADV), E(ESRMNT),
+	E(ECOMM), E(EPROTO), E(EMULTIHOP), E(EDOTDOT), E(EBADMSG),
+	E(EOVERFLOW), E(ENOTUNIQ), E(EBADFD), E(EREMCHG), E(ELIBACC),
+	E(ELIBBAD), E(ELIBSCN), E(ELIBMAX), E(ELIBEXEC), E(EILSEQ),
+	E(ERESTART), E(ESTRPIPE), E(EUSERS), E(ENOTSOCK), E(EDESTADDRREQ),
+	E(EMSGSIZE), E(EPROTOTYPE), E(ENOPROTOOPT), E(EPROTONOSUPPORT),
+	E(ESOCKTNOSUPPORT), E(EOPNOTSUPP), E(EPFNOSUPPORT), E(EAFNOSUPPORT),
+	E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN), E(ENETUNREACH),
+	E(ENETRESET), E(ECONNABORTED), E(ECONNRESET), E(ENOBUFS), E(EISCONN),
+	E(ENOTCONN), E(ESHUTDOWN), E(ETOOMANYREFS), E(ETIMEDOUT),
+	E(ECONNREFUSED), E(EHOSTDOWN), E(EHOSTUNREACH), E(EALREADY),
+	E(EINPROGRESS), E(ESTALE), E(EUCLEAN), E(ENOTNAM), E(ENAVAIL),
+	E(EISNAM), E(EREMOTEIO), E(EDQUOT), E(ENOMEDIUM), E(EMEDIUMTYPE),
+	E(ECANCELED), E(ENOKEY), E(EKEYEXPIRED), E(EKEYREVOKED),
+	E(EKEYREJECTED), E(EOWNERDEAD), E(ENOTRECOVERABLE), E(ERFKILL),
+	E(EHWPOISON),
+};
+
+static const struct {
+	int v;
+	const char *name;
+} probe_signals[] = {
+	E(SIGHUP), E(SIGINT), E(SIGQUIT), E(SIGILL), E(SIGTRAP), E(SIGABRT),
+	E(SIGBUS), E(SIGFPE), E(SIGKILL), E(SIGUSR1), E(SIGSEGV), E(SIGUSR2),
+	E(SIGPIPE), E(SIGALRM), E(SIGTERM), E(SIGSTKFLT), E(SIGCHLD),
+	E(SIGCONT), E(SIGSTOP), E(SIGTSTP), E(SIGTTIN), E(SIGTTOU), E(SIGURG),
+	E(SIGXCPU), E(SIGXFSZ), E(SIGVTALRM), E(SIGPROF), E(SIGWINCH),
+	E(SIGIO), E(SIGPWR), E(SIGSYS),
+};
+#undef E
+
+/* Returns a static name, or "ERRNO_<n>" formatted into buf. */
+const char *probe_errno_name(int err, char *buf, size_t buflen)
+{
+	for (size_t k = 0; k < sizeof(probe_errnos) / sizeof(probe_errnos[0]); k++)
+		if (probe_errnos[k].v == err)
+			return probe_errnos[k].name;
+	snprintf(buf, buflen, "ERRNO_%d", err);
+	return buf;
+}
+
+const char *probe_signal_name(int sig)
+{
+	for (size_t k = 0; k < sizeof(probe_signals) / sizeof(probe_signals[0]); k++)
+		if (probe_signals[k].v == sig)
+			return probe_signals[k].name;
+	return NULL;
+}
+
+/* Accepts "TERM", "SIGTERM" (any case) or a number 0..SIGRTMAX. */
+int probe_signal_number(const char *name)
+{
+	long long v;
+
+	if (probe_parse_ll(name, 0, SIGRTMAX, &v) == 0)
+		return (int)v;
+	if (strncasecmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (size_t k = 0; k < sizeof(probe_signals) / sizeof(probe_signals[0]); k++)
+		if (strcasecmp(probe_signals[k].name + 3, name) == 0)
+			return probe_signals[k].v;
+	return -1;
+}
+
+void probe_res_fail(struct probe_res *res, int err, const char *step)
+{
+	res->err = err ? err : EIO;
+	res->step = step;
+}
+
+/* Appends one formatted field, or nothing at all when it does not fit, so
+ * the line stays valid JSON whatever its size. */
+static void probe_field_fmt(struct probe_res *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void probe_field_fmt(struct probe_res *res, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = sizeof(res->extra) - res->len;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(res->extra + res->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room) {
+		res->extra[res->len] = '\0';
+		res->overflow = true;
+		return;
+	}
+	res->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t probe_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* A string field; bytes that are not valid UTF-8 become U+FFFD and the
+ * field "<key>_lossy":true follows, so a reader knows the text is not exact. */
+void probe_field_str(struct probe_res *res, const char *key, const char *s,
+		     size_t n)
+{
+	size_t start = res->len, room = sizeof(res->extra);
+	char *o = res->extra;
+	size_t w = res->len;
+	bool lossy = false;
+	int klen = snprintf(o + w, room - w, ",\"%s\":\"", key);
+
+	if (klen < 0 || (size_t)klen >= room - w)
+		goto overflow;
+	w += (size_t)klen;
+	for (size_t k = 0; k < n;) {
+		const unsigned char *p = (const unsigned char *)s + k;
+		size_t u = probe_utf8_len(p, n - k);
+		char esc[8];
+		const char *put = esc;
+		size_t plen;
+
+		if (u == 0) {
+			put = "\\ufffd";
+			plen = 6;
+			lossy = true;
+			k++;
+		} else if (u > 1) {
+			put = (const char *)p;
+			plen = u;
+			k += u;
+		} else {
+			k++;
+			if (*p == '"' || *p == '\\') {
+				esc[0] = '\\';
+				esc[1] = (char)*p;
+				plen = 2;
+			} else if (*p == '\n') {
+				put = "\\n";
+				plen = 2;
+			} else if (*p == '\t') {
+				put = "\\t";
+				plen = 2;
+			} else if (*p < 0x20 || *p == 0x7f) {
+				snprintf(esc, sizeof(esc), "\\u%04x", *p);
+				plen = 6;
+			} else {
+				esc[0] = (char)*p;
+				plen = 1;
+			}
+		}
+		if (plen + 2 >= room - w)
+			goto overflow;
+		memcpy(o + w, put, plen);
+		w += plen;
+	}
+	o[w++] = '"';
+	o[w] = '\0';
+	res->len = w;
+	if (lossy)
+		probe_field_fmt(res, ",\"%s_lossy\":true", key);
+	return;
+overflow:
+	res->len = start;
+	o[start] = '\0';
+	res->overflow = true;
+}
+
+void probe_field_cstr(struct probe_res *res, const char *key, const char *s)
+{
+	if (s)
+		probe_field_str(res, key, s, strlen(s));
+	else
+		probe_field_null(res, key);
+}
+
+void probe_field_int(struct probe_res *res, const char *key, long long v)
+{
+	probe_field_fmt(res, ",\"%s\":%lld", key, v);
+}
+
+void probe_field_bool(struct probe_res *res, const char *key, bool v)
+{
+	probe_field_fmt(res, ",\"%s\":%s", key, v ? "true" : "false");
+}
+
+void probe_field_null(struct probe_res *res, const char *key)
+{
+	probe_field_fmt(res, ",\"%s\":null", key);
+}
+
+/* err 0 prints null, like the top-level "errno". */
+void probe_field_errno(struct probe_res *res, const char *key, int err)
+{
+	char buf[24];
+
+	if (err == 0)
+		probe_field_null(res, key);
+	else
+		probe_field_fmt(res, ",\"%s\":\"%s\"", key,
+				probe_errno_name(err, buf, sizeof(buf)));
+}
+
+int probe_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Output errors are ignored: stdout is the only channel to report them on. */
+void probe_emit(int i, const char *op, const struct probe_res *res)
+{
+	static char line[PROBE_EXTRA_MAX + 512];
+	char ebuf[24], errfield[48], stepfield[64];
+	int n;
+
+	if (res->err)
+		snprintf(errfield, sizeof(errfield), "\"%s\"",
+			 probe_errno_name(res->err, ebuf, sizeof(ebuf)));
+	else
+		snprintf(errfield, sizeof(errfield), "null");
+	stepfield[0] = '\0';
+	if (res->err && res->step)
+		snprintf(stepfield, sizeof(stepfield), ",\"step\":\"%s\"",
+			 res->step);
+	n = snprintf(line, sizeof(line),
+		     "{\"i\":%d,\"op\":\"%s\",\"ok\":%s,\"errno\":%s%s%s%s}\n",
+		     i, op, res->err ? "false" : "true", errfield, stepfield,
+		     res->extra, res->overflow ? ",\"overflow\":true" : "");
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)probe_write_all(STDOUT_FILENO, line, (size_t)n);
+}
+
+void probe_emit_sentinel(void)
+{
+	char line[96];
+	int n = snprintf(line, sizeof(line),
+			 "{\"sentinel\":\"sandproof-probe\",\"version\":%d,"
+			 "\"pid\":%ld}\n",
+			 PROBE_VERSION, (long)getpid());
+
+	(void)probe_write_all(STDOUT_FILENO, line, (size_t)n);
+}

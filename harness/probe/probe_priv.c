@@ -1,0 +1,284 @@
+/* probe_priv.c - privilege operations of the probe: tracing other
+ * processes, terminal injection, namespaces, capabilities, no_new_privs. */
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_PTRACE_WAIT_MS 2000
+#define PROBE_TIOCSTI_CHAR '#' /* a shell reading it sees a comment */
+
+static int probe_check_pid(char **a, int n, char *msg, size_t len)
+{
+	long long v;
+
+	(void)n;
+	if (probe_parse_ll(a[0], 1, 0x7fffffff, &v) < 0)
+		return probe_check_msg(msg, len, "PID must be a positive number, not \"%s\"", a[0]);
+	return 0;
+}
+
+static pid_t probe_pid_arg(const char *s)
+{
+	long long v = 0;
+
+	probe_parse_ll(s, 1, 0x7fffffff, &v);
+	return (pid_t)v;
+}
+
+/* Attach, wait (bounded) for the attach stop, detach.  Success of the
+ * attach is the finding; the stop is awaited only so the detach leaves the
+ * target running exactly as before. */
+static void probe_ptrace_attach(pid_t pid, struct probe_res *res)
+{
+	struct timespec pause = {0, 5 * 1000 * 1000};
+	int waited = 0, st;
+
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) < 0) {
+		probe_res_fail(res, errno, "attach");
+		return;
+	}
+	while (waited < PROBE_PTRACE_WAIT_MS) {
+		pid_t r = waitpid(pid, &st, __WALL | WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		nanosleep(&pause, NULL);
+		waited += 5;
+	}
+	if (ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0)
+		probe_field_errno(res, "detach_errno", errno);
+	probe_field_int(res, "pid", (long long)pid);
+}
+
+static void probe_op_ptrace(struct probe_ctx *ctx, char **a, int n,
+			    struct probe_res *res)
+{
+	(void)ctx, (void)n;
+	probe_ptrace_attach(probe_pid_arg(a[0]), res);
+}
+
+/* The parent is the classic target: typically the sandbox's init or the
+ * runner's helper, which may hold descriptors outside the sandbox. */
+static void probe_op_ptrace_parent(struct probe_ctx *ctx, char **a, int n,
+				   struct probe_res *res)
+{
+	(void)ctx, (void)a, (void)n;
+	probe_ptrace_attach(getppid(), res);
+}
+
+/* The first readable mapping of pid, from /proc/PID/maps; 0 if unknown. */
+static unsigned long probe_first_readable(pid_t pid)
+{
+	char path[64], buf[4096];
+	unsigned long lo = 0, hi;
+	char perms[8];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+		    perms[0] == 'r')
+			return lo;
+	}
+	return 0;
+}
+
+/* The kernel checks ptrace-attach permission before touching memory, so
+ * EPERM is the policy answer and EFAULT means permission was granted but
+ * the guessed address (used when /proc/PID/maps is unreadable) was not
+ * mapped. */
+static void probe_op_process_vm_readv(struct probe_ctx *ctx, char **a, int n,
+				      struct probe_res *res)
+{
+	pid_t pid = probe_pid_arg(a[0]);
+	unsigned long addr = probe_first_readable(pid);
+	char buf[64], hex[32];
+	struct iovec local = {buf, sizeof(buf)};
+	struct iovec remote;
+	ssize_t r;
+
+	(void)ctx, (void)n;
+	if (addr == 0)
+		addr = 0x10000;
+	remote.iov_base = (void *)addr;
+	remote.iov_len = sizeof(buf);
+	snprintf(hex, sizeof(hex), "0x%lx", addr);
+	probe_field_cstr(res, "addr", hex);
+	r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (r < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	probe_field_int(res, "bytes", (long long)r);
+}
+
+static int probe_tiocsti_fd(int fd)
+{
+	char c = PROBE_TIOCSTI_CHAR;
+
+	return ioctl(fd, TIOCSTI, &c) < 0 ? errno : 0;
+}
+
+/* Both routes a sandboxed process has to a terminal: its controlling
+ * terminal by name, and whatever fd 0 is.  ok if either injected. */
+static void probe_op_tiocsti(struct probe_ctx *ctx, char **a, int n,
+			     struct probe_res *res)
+{
+	int tty_err, fd0_err;
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	(void)ctx, (void)a, (void)n;
+	if (fd < 0) {
+		tty_err = errno;
+	} else {
+		tty_err = probe_tiocsti_fd(fd);
+		close(fd);
+	}
+	fd0_err = probe_tiocsti_fd(0);
+	probe_field_bool(res, "tty_ok", tty_err == 0);
+	probe_field_errno(res, "tty_errno", tty_err);
+	probe_field_bool(res, "fd0_ok", fd0_err == 0);
+	probe_field_errno(res, "fd0_errno", fd0_err);
+	/* The top-level errno is the terminal's, unless there is no
+	 * terminal at all (ENXIO, ENOENT): then fd 0's is the news. */
+	if (tty_err && fd0_err) {
+		bool none = tty_err == ENXIO || tty_err == ENOENT;
+
+		probe_res_fail(res, none ? fd0_err : tty_err, none ? "fd0" : "tty");
+	}
+}
+
+static void probe_op_unshare_user(struct probe_ctx *ctx, char **a, int n,
+				  struct probe_res *res)
+{
+	(void)ctx, (void)a, (void)n;
+	if (unshare(CLONE_NEWUSER) < 0)
+		probe_res_fail(res, errno, NULL);
+}
+
+static const char *const probe_cap_keys[5][2] = {
+	{"CapInh:", "inh"}, {"CapPrm:", "prm"}, {"CapEff:", "eff"},
+	{"CapBnd:", "bnd"}, {"CapAmb:", "amb"},
+};
+
+/* From /proc/self/status; 0 or -errno. */
+static int probe_caps_proc(uint64_t v[5])
+{
+	char buf[8192];
+	ssize_t r;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), found = 0;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	for (int k = 0; k < 5; k++) {
+		char *p = strstr(buf, probe_cap_keys[k][0]);
+
+		if (p && sscanf(p + strlen(probe_cap_keys[k][0]), "%" SCNx64, &v[k]) == 1)
+			found++;
+	}
+	return found == 5 ? 0 : -EIO;
+}
+
+/* Without /proc: capget for the three process sets, prctl for the
+ * bounding and ambient sets bit by bit. */
+static int probe_caps_syscall(uint64_t v[5])
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	v[0] = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	v[1] = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	v[2] = d[0].effective | (uint64_t)d[1].effective << 32;
+	v[3] = v[4] = 0;
+	for (int c = 0; c < 64; c++) {
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1)
+			v[3] |= (uint64_t)1 << c;
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1)
+			v[4] |= (uint64_t)1 << c;
+	}
+	return 0;
+}
+
+static void probe_op_caps(struct probe_ctx *ctx, char **a, int n,
+			  struct probe_res *res)
+{
+	uint64_t v[5];
+	const char *source = "proc";
+	int rc;
+
+	(void)ctx, (void)a, (void)n;
+	if (probe_caps_proc(v) < 0) {
+		source = "syscall";
+		rc = probe_caps_syscall(v);
+		if (rc < 0) {
+			probe_res_fail(res, -rc, "capget");
+			return;
+		}
+	}
+	for (int k = 0; k < 5; k++) {
+		char hex[24];
+
+		snprintf(hex, sizeof(hex), "%016" PRIx64, v[k]);
+		probe_field_cstr(res, probe_cap_keys[k][1], hex);
+	}
+	probe_field_cstr(res, "source", source);
+}
+
+static void probe_op_no_new_privs(struct probe_ctx *ctx, char **a, int n,
+				  struct probe_res *res)
+{
+	int v;
+
+	(void)ctx, (void)a, (void)n;
+	v = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	if (v < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	probe_field_int(res, "value", v);
+}
+
+const struct probe_op probe_priv_ops[] = {
+	{"ptrace", 1, 1, "PID", probe_check_pid, probe_op_ptrace},
+	{"ptrace_parent", 0, 0, "", NULL, probe_op_ptrace_parent},
+	{"process_vm_readv", 1, 1, "PID", probe_check_pid, probe_op_process_vm_readv},
+	{"tiocsti", 0, 0, "", NULL, probe_op_tiocsti},
+	{"unshare_user", 0, 0, "", NULL, probe_op_unshare_user},
+	{"caps", 0, 0, "", NULL, probe_op_caps},
+	{"no_new_privs", 0, 0, "", NULL, probe_op_no_new_privs},
+	{NULL, 0, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,462 @@
+#!/bin/bash
+# test_probe.sh - checks sandproof-probe outside any sandbox.
+#
+#   test_probe.sh PATH/TO/sandproof-probe
+#
+# Prints "ok N - text" / "not ok N - text" per check ("ok N - # SKIP why"
+# when the host lacks something, not counted as passed), then
+# "N passed, N failed"; exits 1 if any check failed.  Runs as root and as an
+# unprivileged user; as root, the "another user" checks run the probe
+# through setpriv as nobody (the binary must then be in a directory nobody
+# can read, e.g. /tmp/x with mode 755).
+#
+# Safety: every network operation runs inside a network namespace this
+# script creates (loopback, and 192.0.2.0/24 routed into that loopback);
+# every mount operation run as root runs inside a private mount namespace;
+# every process started is killed by pid; the temp dir is removed.
+set -u
+
+PROBE=$(readlink -f "${1:?usage: test_probe.sh PATH/TO/sandproof-probe}")
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+UID_NOW=$(id -u)
+PASS=0 FAIL=0 N=0
+T=$(mktemp -d /tmp/test_probe.XXXXXX)
+chmod 755 "$T"
+PIDS=()
+umask 022
+
+# PIDS holds only live processes we started; a pid leaves it the moment it
+# is reaped or killed, so cleanup never signals a recycled pid.
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+forget() {
+	local p keep=()
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+trap cleanup EXIT
+
+if [ "$UID_NOW" = 0 ]; then
+	OTHER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	NETNS=(unshare -n)
+	MNTNS=(unshare -m --propagation private)
+else
+	OTHER=()
+	NETNS=(unshare -rn)
+	MNTNS=(unshare -rm --propagation private)
+fi
+
+ok() { N=$((N + 1)); PASS=$((PASS + 1)); echo "ok $N - $1"; }
+notok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; }
+skip() { N=$((N + 1)); echo "ok $N - # SKIP $1"; }
+check() { # check DESC ACTUAL EXPECTED
+	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1 (got [$2], want [$3])"; fi
+}
+
+# The JSON helper: every check on probe output goes through json.loads.
+cat >"$T/j.py" <<'EOF'
+import json, sys
+
+def lines(path, allow_filler=False):
+    raw = open(path, "rb").read()
+    text = raw.decode("utf-8")
+    if text and not text.endswith("\n"):
+        raise ValueError("last line incomplete")
+    out = []
+    for ln in text.split("\n")[:-1]:
+        if allow_filler and ln and not ln.startswith("{") and set(ln) <= {"x"}:
+            continue
+        out.append(json.loads(ln))
+    return out
+
+mode, path = sys.argv[1], sys.argv[2]
+if mode == "valid":
+    # sentinel first, exactly; then op lines numbered 0.. in order
+    try:
+        ls = lines(path, allow_filler=len(sys.argv) > 3)
+        first = open(path, "rb").read().split(b"\n")[0].decode()
+        s = ls[0]
+        assert first == '{"sentinel":"sandproof-probe","version":1,"pid":%d}' % s["pid"], first
+        for k, o in enumerate(ls[1:]):
+            assert o["i"] == k and isinstance(o["op"], str), o
+            assert isinstance(o["ok"], bool), o
+            assert (o["errno"] is None) == o["ok"], o
+            assert o["errno"] is None or o["errno"].startswith("E"), o
+        print("yes")
+    except Exception as e:
+        print("no: %r" % (e,))
+elif mode == "get":
+    # get FILE I KEY: the JSON of field KEY of op I ("sentinel" for line 0)
+    ls = lines(path, allow_filler=True)
+    i, key = sys.argv[3], sys.argv[4]
+    o = ls[0] if i == "sentinel" else next((x for x in ls[1:] if x.get("i") == int(i)), {})
+    print(json.dumps(o[key], ensure_ascii=False) if key in o else "MISSING")
+elif mode == "count":
+    print(len(lines(path, allow_filler=True)) - 1)
+elif mode == "filler":
+    raw = open(path, "rb").read()
+    print(sum(len(l) + 1 for l in raw.split(b"\n")[:-1] if not l.startswith(b"{")))
+elif mode == "str":
+    # str FILE I KEY EXPECTED_FILE: field equals the file's exact bytes
+    ls = lines(path)
+    o = next(x for x in ls[1:] if x.get("i") == int(sys.argv[3]))
+    want = open(sys.argv[5], "rb").read().decode("utf-8")
+    print("yes" if o.get(sys.argv[4]) == want else "no: %r" % (o.get(sys.argv[4]),))
+EOF
+
+# run_probe NAME ARGS...: stdout in $T/NAME.out, stderr in $T/NAME.err, status in RC
+run_probe() {
+	local name=$1
+	shift
+	"$PROBE" "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
+	RC=$?
+}
+get() { "$PY" "$T/j.py" get "$T/$1.out" "$2" "$3"; }
+valid() { check "$1: every line is JSON, sentinel first" "$("$PY" "$T/j.py" valid "$T/$1.out" ${2:+"$2"})" yes; }
+
+cd "$T" || exit 1
+
+# ---- usage errors: nothing on stdout, exit 2, the error names the problem
+run_probe u1 write "$T/u1file" x -- bogus_op
+check "unknown op exits 2" "$RC" 2
+check "unknown op prints nothing on stdout" "$(wc -c <"$T/u1.out")" 0
+check "unknown op is named on stderr" "$(grep -c 'bogus_op' "$T/u1.err")" 1
+check "an unknown later op stops the earlier write" "$([ -e "$T/u1file" ] && echo made || echo absent)" absent
+run_probe u2 write onlyone
+check "wrong arg count exits 2" "$RC" 2
+check "wrong arg count names the op" "$(grep -c 'operation 0 (write): wrong number of arguments' "$T/u2.err")" 1
+for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 127.0.0.1 70000" \
+	"sleep abc" "kill 0 TERM" "kill 1 NOSIG" "socket nosuch stream" "socket inet" \
+	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra"; do
+	# shellcheck disable=SC2086
+	run_probe u3 $bad
+	check "usage error: $bad" "$RC:$(wc -c <"$T/u3.out")" "2:0"
+done
+run_probe u4 getpid -- -- getpid
+check "empty operation between -- exits 2" "$RC" 2
+run_probe u5
+check "no operation exits 2" "$RC" 2
+run_probe u6 --help
+check "--help exits 0 and lists rename_exchange" "$RC:$(grep -c '^  rename_exchange A B' "$T/u6.err")" "0:1"
+
+# ---- files
+printf 'he said "hi"\\ and\n\ttab \001 é ✓' >"$T/text.want"
+TEXT=$(cat "$T/text.want"; echo .)
+TEXT=${TEXT%.}
+run_probe f1 write "$T/a" "$TEXT" -- read "$T/a" -- append "$T/a" "+more" -- read "$T/a" -- stat "$T/a" -- getpid
+check "file ops exit 0" "$RC" 0
+valid f1
+check "write ok" "$(get f1 0 ok):$(get f1 0 errno)" "true:null"
+check "write reports bytes" "$(get f1 0 bytes)" "$(wc -c <"$T/text.want")"
+check "host sees the written bytes" "$(cmp -s "$T/a" <(cat "$T/text.want"; printf +more) && echo same)" same
+check "read returns the exact text (escaping)" "$("$PY" "$T/j.py" str "$T/f1.out" 1 data "$T/text.want")" yes
+printf '+more' >>"$T/text.want"
+check "append then read returns both" "$("$PY" "$T/j.py" str "$T/f1.out" 3 data "$T/text.want")" yes
+check "stat type/mode/uid" "$(get f1 4 type):$(get f1 4 mode):$(get f1 4 uid)" "\"file\":\"0644\":$UID_NOW"
+check "sentinel pid is the probe's pid" "$(get f1 sentinel pid)" "$(get f1 5 pid)"
+check "getpid ppid is this shell" "$(get f1 5 ppid)" "$$"
+
+head -c 5000 /dev/zero | tr '\0' 'y' >"$T/big"
+printf 'ok\377\376bin' >"$T/bin"
+run_probe f2 read "$T/big" -- read "$T/bin" -- read "$T/missing" -- read "$T"
+valid f2
+check "read caps data at 4096 bytes" "$(get f2 0 bytes):$(get f2 0 truncated)" "4096:true"
+check "read of invalid UTF-8 stays JSON, flagged lossy" "$(get f2 1 data_lossy)" true
+check "read of a missing file: ENOENT at open" "$(get f2 2 errno):$(get f2 2 step)" '"ENOENT":"open"'
+check "read of a directory: EISDIR at read" "$(get f2 3 errno):$(get f2 3 step)" '"EISDIR":"read"'
+
+echo one >"$T/x1"
+echo two >"$T/x2"
+run_probe f3 mkdir "$T/d" -- mkdir "$T/d" -- rename "$T/x1" "$T/d/x1" -- rename_exchange "$T/d/x1" "$T/x2" \
+	-- symlink "$T/x2" "$T/l" -- stat "$T/l" -- link "$T/x2" "$T/h" -- stat "$T/x2" -- unlink "$T/h" \
+	-- unlink "$T/d" -- rmdir "$T/d" -- mkdir "$T/e" -- rmdir "$T/e" -- rmdir "$T/e"
+valid f3
+check "mkdir ok, again EEXIST" "$(get f3 0 ok):$(get f3 1 errno)" 'true:"EEXIST"'
+check "rename moved the file" "$(get f3 2 ok):$([ -e "$T/x1" ] && echo x1)" "true:"
+check "rename_exchange swapped contents" "$(get f3 3 ok):$(cat "$T/x2"):$(cat "$T/d/x1")" "true:one:two"
+check "symlink + lstat: type and target" "$(get f3 5 type):$(get f3 5 target)" "\"symlink\":\"$T/x2\""
+check "link: nlink 2" "$(get f3 6 ok):$(get f3 7 nlink)" "true:2"
+check "unlink ok; host agrees" "$(get f3 8 ok):$([ -e "$T/h" ] && echo h)" "true:"
+check "unlink of a directory: EISDIR" "$(get f3 9 errno)" '"EISDIR"'
+check "rmdir of a non-empty dir: ENOTEMPTY" "$(get f3 10 errno)" '"ENOTEMPTY"'
+check "rmdir ok, again ENOENT" "$(get f3 12 ok):$(get f3 13 errno)" 'true:"ENOENT"'
+
+mkdir "$T/ro"
+chmod 555 "$T/ro"
+chmod 444 "$T/a"
+"${OTHER[@]}" "$PROBE" write "$T/ro/f" x -- append "$T/a" x -- unlink "$T/a" >"$T/f4.out" 2>/dev/null </dev/null
+valid f4
+check "write into a dir we may not write: EACCES at open" "$(get f4 0 errno):$(get f4 0 step)" '"EACCES":"open"'
+check "append to a file we may not write: EACCES" "$(get f4 1 errno)" '"EACCES"'
+chmod 755 "$T/ro"
+
+# ---- mounts: EROFS, remount, umount inside a private mount namespace
+mkdir -p "$T/m/ro" "$T/m/tmp"
+if "${MNTNS[@]}" true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	"${MNTNS[@]}" sh -c '
+		mount --bind "$1/m/ro" "$1/m/ro" && mount -o remount,bind,ro "$1/m/ro" &&
+		mount -t tmpfs none "$1/m/tmp" && touch "$1/m/tmp/marker" &&
+		"$2" write "$1/m/ro/f" x -- remount "$1/m/ro" -- write "$1/m/ro/f" y -- stat "$1/m/tmp/marker" \
+			-- umount "$1/m/tmp" -- stat "$1/m/tmp/marker"' sh "$T" "$PROBE" >"$T/m1.out" 2>"$T/m1.err" </dev/null
+	valid m1
+	check "write on a read-only bind mount: EROFS" "$(get m1 0 errno)" '"EROFS"'
+	check "remount read-write succeeds where permitted" "$(get m1 1 ok):$(get m1 2 ok)" "true:true"
+	check "umount succeeds where permitted" "$(get m1 3 ok):$(get m1 4 ok):$(get m1 5 errno)" 'true:true:"ENOENT"'
+else
+	skip "no private mount namespace here"
+	skip "no private mount namespace here"
+	skip "no private mount namespace here"
+fi
+# Unprivileged, outside any namespace: refused before anything is touched.
+"${OTHER[@]}" "$PROBE" remount "$T" -- umount "$T" >"$T/m2.out" 2>/dev/null </dev/null
+check "remount without privilege: EPERM" "$(get m2 0 errno)" '"EPERM"'
+check "umount without privilege: EPERM" "$(get m2 1 errno)" '"EPERM"'
+
+# ---- processes
+sleep 60 &
+S1=$!
+PIDS+=("$S1")
+sleep 0.1
+run_probe p1 ptrace "$S1" -- process_vm_readv "$S1" -- ptrace_parent -- kill "$S1" TERM
+valid p1
+check "ptrace of our own-user process: ok" "$(get p1 0 ok)" true
+check "process_vm_readv of our own-user process: 64 bytes" "$(get p1 1 ok):$(get p1 1 bytes)" "true:64"
+YAMA=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+if [ "$UID_NOW" != 0 ] && [ "$YAMA" -ge 1 ]; then
+	check "ptrace_parent under Yama: EPERM" "$(get p1 2 errno)" '"EPERM"'
+else
+	check "ptrace_parent: ok, and it is this shell" "$(get p1 2 ok):$(get p1 2 pid)" "true:$$"
+fi
+wait "$S1" 2>/dev/null
+S1_STATUS=$?
+forget "$S1"
+check "kill TERM reached the process (status 143)" "$(get p1 3 ok):$S1_STATUS" "true:143"
+# Never a reaped pid (it may be recycled already): one above any pid_max.
+run_probe p2 kill 2147483647 TERM
+check "kill of a pid that does not exist: ESRCH" "$(get p2 0 errno)" '"ESRCH"'
+"${OTHER[@]}" "$PROBE" ptrace 1 -- process_vm_readv 1 >"$T/p3.out" 2>/dev/null </dev/null
+if [ "$(stat -c %u /proc/1)" = 0 ]; then
+	check "ptrace of another user's process: EPERM at attach" "$(get p3 0 errno):$(get p3 0 step)" '"EPERM":"attach"'
+	check "process_vm_readv of another user's process: EPERM" "$(get p3 1 errno)" '"EPERM"'
+else
+	skip "pid 1 is not root's"
+	skip "pid 1 is not root's"
+fi
+
+START=$(date +%s%N)
+run_probe p4 sleep 300 -- getpid
+END=$(date +%s%N)
+check "sleep 300 lasts at least 300 ms" "$(( (END - START) >= 300000000 )):$(get p4 0 ok)" "1:true"
+
+run_probe p5 getpid -- exit 7 -- getpid
+check "exit 7: status 7, its line printed, nothing after" "$RC:$("$PY" "$T/j.py" count "$T/p5.out"):$(get p5 1 code)" "7:2:7"
+run_probe p6 signal TERM -- getpid
+check "signal TERM: killed by SIGTERM after printing its line" "$RC:$(get p6 0 signal):$("$PY" "$T/j.py" count "$T/p6.out")" "143:15:1"
+run_probe p7 signal CHLD -- getpid
+valid p7
+check "signal CHLD (not fatal): one line for it, then the next op" "$RC:$("$PY" "$T/j.py" count "$T/p7.out"):$(get p7 1 op)" '0:2:"getpid"'
+
+FOO=$'va"l\nue' run_probe p8 env FOO -- env SANDPROOF_SURELY_UNSET
+check "env: exact value" "$(get p8 0 value)" '"va\"l\nue"'
+check "env: unset is null" "$(get p8 1 value)" null
+
+run_probe p9 flood 100000 -- flood 5000 stderr -- getpid
+valid p9 filler
+check "flood stdout: exactly N filler bytes, then JSON lines" "$("$PY" "$T/j.py" filler "$T/p9.out"):$(get p9 0 written)" "100000:100000"
+check "flood stderr: exactly N bytes" "$(wc -c <"$T/p9.err"):$(get p9 1 written)" "5000:5000"
+
+# A probe killed mid-run leaves only complete lines.
+"$PROBE" write "$T/k" x -- sleep 5000 >"$T/k1.out" 2>/dev/null </dev/null &
+KP=$!
+PIDS+=("$KP")
+for _ in $(seq 50); do
+	[ "$(grep -c . "$T/k1.out" 2>/dev/null)" -ge 2 ] && break
+	sleep 0.05
+done
+kill -KILL "$KP"
+wait "$KP" 2>/dev/null
+forget "$KP"
+valid k1
+check "killed probe: sentinel and the finished op are there" "$("$PY" "$T/j.py" count "$T/k1.out")" 1
+
+# spawn_daemon: the probe returns although the daemon lives on, and the
+# daemon holds none of the probe's output (the $(...) would hang otherwise).
+# The reader is bounded by timeout; the daemon is not waited for by bash.
+START=$(date +%s%N)
+"$PROBE" spawn_daemon "$T/daemon.pid" 2>/dev/null </dev/null | timeout 5 cat >"$T/d1.out"
+END=$(date +%s%N)
+DP=$(cat "$T/daemon.pid" 2>/dev/null)
+check "spawn_daemon: the probe's stdout closes when the probe exits" "$(( (END - START) < 4000000000 ))" 1
+check "spawn_daemon: ok, pid field is the pidfile's" "$(get d1 0 ok):$(get d1 0 pid)" "true:${DP:-none}"
+# Signalled only when the pid really is our probe binary.
+if [ -n "$DP" ] && [ "$(readlink "/proc/$DP/exe" 2>/dev/null)" = "$PROBE" ]; then
+	PROBE_PID=$(get d1 sentinel pid)
+	read -r _ _ _ DPPID _ DSID _ <"/proc/$DP/stat"
+	check "daemon alive in another session, not the probe's child" \
+		"$([ "$DPPID" != "$PROBE_PID" ] && [ "$DSID" != "$PROBE_PID" ] && [ "$DSID" != "$(ps -o sid= $$ | tr -d ' ')" ] && echo yes)" yes
+	check "daemon stdout is /dev/null" "$(readlink "/proc/$DP/fd/1")" /dev/null
+	kill -KILL "$DP"
+else
+	notok "daemon alive in another session, not the probe's child (no daemon)"
+	notok "daemon stdout is /dev/null (no daemon)"
+fi
+
+# ---- privileges
+run_probe c1 caps -- no_new_privs
+check "caps: the five sets as in /proc of this shell" \
+	"$(get c1 0 eff):$(get c1 0 prm):$(get c1 0 bnd)" \
+	"\"$(awk '/^CapEff/{print $2}' /proc/$$/status)\":\"$(awk '/^CapPrm/{print $2}' /proc/$$/status)\":\"$(awk '/^CapBnd/{print $2}' /proc/$$/status)\""
+check "caps: inh and amb present" "$(get c1 0 inh | wc -c):$(get c1 0 amb | wc -c)" "19:19"
+check "no_new_privs as in this shell" "$(get c1 1 value)" "$(awk '/^NoNewPrivs/{print $2}' /proc/$$/status)"
+# Without /proc the probe falls back to capget and prctl: same five sets.
+if "${MNTNS[@]}" true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	"${MNTNS[@]}" sh -c '"$1" caps && mount -t tmpfs none /proc && "$1" caps' sh "$PROBE" >"$T/c6.out" 2>/dev/null </dev/null
+	sed -n '1,2p' "$T/c6.out" >"$T/c6a.out"
+	sed -n '3,4p' "$T/c6.out" >"$T/c6b.out"
+	check "caps without /proc: from syscalls, same sets" \
+		"$(get c6b 0 source):$(get c6b 0 inh)$(get c6b 0 prm)$(get c6b 0 eff)$(get c6b 0 bnd)$(get c6b 0 amb)" \
+		"\"syscall\":$(get c6a 0 inh)$(get c6a 0 prm)$(get c6a 0 eff)$(get c6a 0 bnd)$(get c6a 0 amb)"
+else
+	skip "no private mount namespace here"
+fi
+setpriv --no-new-privs "$PROBE" no_new_privs >"$T/c2.out" </dev/null
+check "no_new_privs under setpriv --no-new-privs: 1" "$(get c2 0 value)" 1
+"${OTHER[@]}" "$PROBE" caps >"$T/c3.out" 2>/dev/null </dev/null
+check "caps of an unprivileged user: eff empty" "$(get c3 0 eff)" '"0000000000000000"'
+
+if unshare -U true 2>/dev/null; then WANT_U=true; else WANT_U=false; fi
+run_probe c4 unshare_user
+check "unshare_user agrees with unshare -U" "$(get c4 0 ok)" "$WANT_U"
+
+IOU=$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)
+run_probe c5 io_uring
+if [ "$IOU" = 0 ] || { [ "$IOU" = 1 ] && [ "$UID_NOW" = 0 ]; }; then
+	check "io_uring setup allowed here: ok" "$(get c5 0 ok)" true
+elif [ "$IOU" = 2 ]; then
+	check "io_uring disabled: EPERM" "$(get c5 0 errno)" '"EPERM"'
+else
+	skip "io_uring_disabled=1 for a non-root user depends on its groups"
+fi
+
+run_probe s1 socket packet raw -- socket raw -- socket inet stream -- socket inet6 dgram udp \
+	-- socket unix seqpacket -- socket netlink raw -- socket vsock stream -- socket bluetooth raw
+valid s1
+if [ "$UID_NOW" = 0 ]; then
+	check "socket packet as root: ok" "$(get s1 0 ok)" true
+	check "socket raw as root: ok" "$(get s1 1 ok)" true
+else
+	check "socket packet unprivileged: EPERM" "$(get s1 0 errno)" '"EPERM"'
+	check "socket raw unprivileged: EPERM" "$(get s1 1 errno)" '"EPERM"'
+fi
+check "ordinary sockets: ok" "$(get s1 2 ok):$(get s1 3 ok):$(get s1 4 ok):$(get s1 5 ok)" "true:true:true:true"
+"${OTHER[@]}" "$PROBE" socket packet raw -- socket raw raw icmp >"$T/s2.out" 2>/dev/null </dev/null
+check "socket packet and raw as nobody: EPERM" "$(get s2 0 errno):$(get s2 1 errno)" '"EPERM":"EPERM"'
+
+# tiocsti: without a terminal, and with a private pty as controlling tty
+setsid "$PROBE" tiocsti >"$T/t1.out" 2>/dev/null </dev/null
+check "tiocsti without a terminal: ENXIO / ENOTTY" \
+	"$(get t1 0 ok):$(get t1 0 tty_errno):$(get t1 0 fd0_errno):$(get t1 0 errno)" 'false:"ENXIO":"ENOTTY":"ENOTTY"'
+"$PY" - "$PROBE" >"$T/t2.out" 2>/dev/null <<'EOF'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "tiocsti"])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+for l in out.replace(b"\r", b"").split(b"\n"):
+    if l.find(b"{") >= 0:
+        sys.stdout.write(l[l.find(b"{"):].decode() + "\n")
+EOF
+LEGACY=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)
+if [ "$UID_NOW" = 0 ] || [ "$LEGACY" = 1 ]; then
+	check "tiocsti on its own pty: injected via /dev/tty and fd 0" "$(get t2 0 tty_ok):$(get t2 0 fd0_ok):$(get t2 0 ok)" "true:true:true"
+else
+	check "tiocsti on its own pty with legacy_tiocsti=0: EIO" "$(get t2 0 tty_errno)" '"EIO"'
+fi
+
+# ---- network, only inside a network namespace created here
+if "${NETNS[@]}" true 2>/dev/null; then
+	cat >"$T/net.sh" <<'EOF'
+P=$1 T=$2 PY=$3
+"$P" connect tcp 127.0.0.1 9 -- connect udp 127.0.0.1 9 >"$T/n1.out"
+ip link set lo up
+"$P" connect tcp 127.0.0.1 9 -- connect udp 127.0.0.1 9 -- connect tcp ::1 9 \
+	-- listen_echo tcp 127.0.0.1 7001 -- connect tcp 127.0.0.1 7001 \
+	-- listen_echo udp 127.0.0.1 7002 -- connect udp 127.0.0.1 7002 \
+	-- listen_echo tcp ::1 7003 -- connect tcp ::1 7003 \
+	-- bind tcp 127.0.0.1 0 -- bind udp 192.0.2.1 53 -- connect tcp 192.0.2.1 80 \
+	-- listen_echo tcp 127.0.0.1 7005 >"$T/n2.out"
+# 192.0.2.0/24 routed into this namespace's loopback: nothing answers and
+# nothing leaves, so connects time out.
+ip route add 192.0.2.0/24 dev lo
+"$P" connect tcp 192.0.2.2 80 -- connect udp 192.0.2.2 53 >"$T/n3.out"
+"$PY" -c '
+import socket, sys, time
+t = sys.argv[1]
+a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); a.bind(t + "/us"); a.listen(1)
+b = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); b.bind(t + "/ud")
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); c.bind("\0sandproof-probe-test"); c.listen(1)
+open(t + "/ready", "w").close()
+time.sleep(20)' "$T" &
+L=$!
+for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+: >"$T/plainfile"
+"$P" unix_connect "$T/us" -- unix_connect "$T/ud" -- unix_connect "$T/nope" -- unix_connect "$T/plainfile" \
+	-- abstract_unix_connect sandproof-probe-test -- abstract_unix_connect sandproof-probe-none >"$T/n4.out"
+kill "$L"
+"$P" listen_echo tcp 127.0.0.1 7004 -- sleep 5000 >"$T/n5.out" &
+K=$!
+for _ in $(seq 100); do grep -q listen_echo "$T/n5.out" 2>/dev/null && break; sleep 0.05; done
+kill -KILL "$K"
+wait "$K" 2>/dev/null
+sleep 0.2
+"$P" connect tcp 127.0.0.1 7004 >"$T/n6.out"
+EOF
+	"${NETNS[@]}" bash "$T/net.sh" "$PROBE" "$T" "$PY" 2>"$T/net.err" </dev/null
+	for f in n1 n2 n3 n4 n5 n6; do valid $f; done
+	check "loopback down: ENETUNREACH (tcp, udp)" "$(get n1 0 errno):$(get n1 1 errno)" '"ENETUNREACH":"ENETUNREACH"'
+	check "closed tcp port: ECONNREFUSED at connect" "$(get n2 0 errno):$(get n2 0 step)" '"ECONNREFUSED":"connect"'
+	check "closed udp port: ECONNREFUSED at recv" "$(get n2 1 errno):$(get n2 1 step)" '"ECONNREFUSED":"recv"'
+	check "closed tcp port on ::1: ECONNREFUSED" "$(get n2 2 errno)" '"ECONNREFUSED"'
+	check "listen_echo tcp then connect in the same probe: ok" "$(get n2 3 port):$(get n2 4 ok)" "7001:true"
+	check "listen_echo udp then connect udp: reply came" "$(get n2 6 ok):$(get n2 6 reply_bytes)" "true:1"
+	check "listen_echo tcp on ::1 then connect: ok" "$(get n2 8 ok)" true
+	check "bind port 0: ok with the port chosen" "$(get n2 9 ok):$(( $(get n2 9 port) > 0 ))" "true:1"
+	check "bind to an address not here: EADDRNOTAVAIL" "$(get n2 10 errno)" '"EADDRNOTAVAIL"'
+	check "connect without a route: ENETUNREACH" "$(get n2 11 errno)" '"ENETUNREACH"'
+	ALIVE=""
+	for k in 3 5 7 12; do
+		sp=$(get n2 $k server_pid)
+		[ -d "/proc/$sp" ] && ALIVE="$ALIVE $sp"
+	done
+	check "echo servers (one never called) are gone when the probe ends" "$(get n2 12 ok):$ALIVE" "true:"
+	check "unanswered tcp: ETIMEDOUT" "$(get n3 0 errno):$(get n3 0 step)" '"ETIMEDOUT":"connect"'
+	check "unanswered udp: ETIMEDOUT at recv" "$(get n3 1 errno):$(get n3 1 step)" '"ETIMEDOUT":"recv"'
+	check "unix_connect stream and dgram listeners: ok" "$(get n4 0 type):$(get n4 1 type)" '"stream":"dgram"'
+	check "unix_connect missing: ENOENT; not a socket: ECONNREFUSED" "$(get n4 2 errno):$(get n4 3 errno)" '"ENOENT":"ECONNREFUSED"'
+	check "abstract_unix_connect: ok, missing name ECONNREFUSED" "$(get n4 4 ok):$(get n4 5 errno)" 'true:"ECONNREFUSED"'
+	check "echo server dies with a killed probe" "$(get n6 0 errno)" '"ECONNREFUSED"'
+else
+	skip "cannot create a network namespace"
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
