@@ -286,6 +286,11 @@ int filter_install(const struct filter_opts *o, int *notify_fd)
 	return load(o, false, notify_fd);
 }
 
+int filter_notify_available(void)
+{
+	return notify_available() ? 1 : 0;
+}
+
 int filter_notify_supported(void)
 {
 	static int cached = -1;

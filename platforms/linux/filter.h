@@ -46,6 +46,12 @@ int filter_install(const struct filter_opts *o, int *notify_fd);
  * filter_install() falls back by itself whatever this said. */
 int filter_notify_supported(void);
 
+/* The cheap half of filter_notify_supported(): the kernel and libseccomp
+ * offer user notification (no probe child).  A launch asks for notify when
+ * this says 1; filter_install() still falls back to EPERM when a listener
+ * cannot be created, and the launch reports what really happened. */
+int filter_notify_available(void);
+
 /* Read one pending notification from listener fd, answer it with EPERM and
  * write the denied syscall's name ("ptrace") into name (NUL-terminated,
  * truncated to namelen).  Never blocks: it polls fd without waiting first,

@@ -175,7 +175,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 	p->enf.user_ns = p->enf.mount_ns = p->enf.pid_ns = p->enf.ipc_ns = true;
 	p->enf.net_ns = req->network == NET_DENY;
 	p->enf.seccomp = p->enf.no_new_privs = p->enf.caps_dropped = true;
-	p->enf.seccomp_notify = filter_notify_supported() == 1;
+	p->enf.seccomp_notify = filter_notify_available() == 1;
 	/* Landlock is the second layer under the mounts: used whenever the
 	 * kernel has it and the filesystem is restricted.  Once chosen here a
 	 * Landlock failure in the sandbox is fatal, never skipped. */
@@ -488,7 +488,13 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 		char name[64];
 
 		if (l->mon && fds[i].fd == protect_monitor_fd(l->mon) && fds[i].revents) {
-			stop |= protect_drain(l, d, false);
+			/* Remove at once, while the sandbox is being stopped, to
+			 * keep the window in which the name exists on the host
+			 * short; release() sweeps again once nothing runs. */
+			if (protect_drain(l, d, false)) {
+				protect_drain(l, d, true);
+				stop = 1;
+			}
 			continue;
 		}
 		if (fds[i].fd != l->notify_fd || !fds[i].revents)
