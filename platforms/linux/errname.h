@@ -1,6 +1,7 @@
-/* errname.h - symbolic errno names ("EACCES"), the form the contract uses:
+/* errname.h - this OS's symbolic errno and signal names ("EACCES"), the form the contract uses:
  * evidence must keep EACCES/EPERM/EROFS (policy) apart from ENOENT or
- * ECONNREFUSED (nothing there), and numbers differ between OSes. */
+ * ECONNREFUSED (nothing there), and numbers differ between OSes.  A platform
+ * service: used by the runner core and by the harness alike. */
 #ifndef SANDPROOF_ERRNAME_H
 #define SANDPROOF_ERRNAME_H
 
