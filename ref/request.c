@@ -43,29 +43,6 @@ static int perr(struct pctx *c, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int strv_push(struct strv *sv, const char *s)
-{
-	char **nv = realloc(sv->v, (sv->n + 2) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	sv->v = nv;
-	sv->v[sv->n] = strdup(s);
-	if (!sv->v[sv->n])
-		return -ENOMEM;
-	sv->v[++sv->n] = NULL;
-	return 0;
-}
-
-void strv_free(struct strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
 void request_init(struct request *req)
 {
 	memset(req, 0, sizeof(*req));

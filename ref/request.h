@@ -21,10 +21,7 @@
 enum fs_kind { FS_RESTRICTED = 0, FS_UNRESTRICTED };
 enum net_mode { NET_DENY = 0, NET_ALLOW };
 
-struct strv {
-	char **v;
-	size_t n;
-};
+#include "strv.h"
 
 struct write_root {
 	char *root;
@@ -86,8 +83,6 @@ void request_init(struct request *req);
  * ambiguity, not a convenience). */
 int request_clean_path(char *path);
 
-int strv_push(struct strv *sv, const char *s);
-void strv_free(struct strv *sv);
 void request_free(struct request *req);
 
 #endif

@@ -1,0 +1,126 @@
+/* envinfo.c - see envinfo.h. */
+#include "envinfo.h"
+
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "filter.h"
+#include "landlock.h"
+
+static void add_file(cJSON *o, const char *key, const char *path)
+{
+	char buf[128] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	cJSON_AddStringToObject(o, key, buf);
+}
+
+/* First line of a command's output, or "" (no shell involved). */
+static void add_cmd(cJSON *o, const char *key, char *const argv[])
+{
+	char buf[256] = "";
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		freopen("/dev/null", "w", stderr);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid > 0) {
+		ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		waitpid(pid, NULL, 0);
+	}
+	close(p[0]);
+	cJSON_AddStringToObject(o, key, buf);
+}
+
+char *envinfo_json(const struct scen_paths *p, const char *runners)
+{
+	cJSON *o = cJSON_CreateObject(), *rv;
+	struct utsname u;
+	struct passwd *pw = getpwuid(getuid());
+	char *out;
+
+	uname(&u);
+	cJSON_AddStringToObject(o, "os", "linux");
+	cJSON_AddStringToObject(o, "kernel", u.release);
+	cJSON_AddStringToObject(o, "arch", u.machine);
+	cJSON_AddStringToObject(o, "user", pw ? pw->pw_name : "?");
+	cJSON_AddNumberToObject(o, "uid", getuid());
+	add_file(o, "max_user_namespaces", "/proc/sys/user/max_user_namespaces");
+	add_file(o, "unprivileged_userns_clone", "/proc/sys/kernel/unprivileged_userns_clone");
+	add_file(o, "apparmor_restrict_unprivileged_userns",
+		 "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	cJSON_AddNumberToObject(o, "landlock_abi", ll_abi());
+	cJSON_AddBoolToObject(o, "seccomp_notify", filter_notify_supported() == 1);
+	cJSON_AddStringToObject(o, "harness_version", SANDPROOF_VERSION);
+	add_cmd(o, "git_revision", (char *[]){"git", "-C", SANDPROOF_SOURCE_DIR, "rev-parse",
+					      "--short", "HEAD", NULL});
+	rv = cJSON_AddObjectToObject(o, "runners");
+	if (runners && strstr(runners, "ref"))
+		add_cmd(rv, "ref", (char *[]){(char *)p->ref, "--version", NULL});
+	if (runners && strstr(runners, "none"))
+		cJSON_AddStringToObject(rv, "none", "no sandbox");
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return out;
+}
+
+struct db_run envinfo_run(const char *json)
+{
+	static char kernel[128], arch[64], user[64], git[64];
+	struct db_run r = {0};
+	cJSON *o = cJSON_Parse(json ? json : "{}");
+	const cJSON *v;
+
+#define COPY(buf, key)                                                       \
+	v = cJSON_GetObjectItemCaseSensitive(o, key);                         \
+	snprintf(buf, sizeof(buf), "%s", cJSON_IsString(v) ? v->valuestring : "")
+	COPY(kernel, "kernel");
+	COPY(arch, "arch");
+	COPY(user, "user");
+	COPY(git, "git_revision");
+#undef COPY
+	r.os = "linux";
+	r.kernel = kernel;
+	r.arch = arch;
+	r.user = user;
+	r.uid = (int64_t)getuid();
+	r.harness_version = SANDPROOF_VERSION;
+	r.git_revision = git[0] ? git : NULL;
+	r.env_json = json;
+	cJSON_Delete(o);
+	return r;
+}
+
+void envinfo_print(const char *json, FILE *out)
+{
+	cJSON *o = cJSON_Parse(json);
+	char *s = o ? cJSON_Print(o) : NULL;
+
+	fprintf(out, "%s\n", s ? s : json);
+	free(s);
+	cJSON_Delete(o);
+}

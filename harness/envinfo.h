@@ -1,0 +1,20 @@
+/* envinfo.h - the environment fingerprint recorded with every run:
+ * kernel, arch, user, the sysctls that gate user namespaces, Landlock ABI,
+ * seccomp notification support, git revision and runner versions. */
+#ifndef SANDPROOF_ENVINFO_H
+#define SANDPROOF_ENVINFO_H
+
+#include <stdio.h>
+
+#include "db.h"
+#include "scen.h"
+
+/* A JSON object (malloc'd), or NULL on out of memory.  runners: comma list
+ * whose versions are asked (`<binary> --version` for ref). */
+char *envinfo_json(const struct scen_paths *p, const char *runners);
+/* A run row filled from the fingerprint; strings point into static
+ * storage valid until the next call. */
+struct db_run envinfo_run(const char *json);
+void envinfo_print(const char *json, FILE *out);
+
+#endif

@@ -1,0 +1,359 @@
+/* main.c - the sandproof command line.
+ *
+ *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
+ *                 [--seed N] [--repeat N] [--timeout S]
+ *   sandproof list [--filter GLOB]
+ *   sandproof env
+ *
+ * Exit status: 0 every result in its expected set (or skip/unsupported),
+ * 1 any other verdict, 2 usage error, 3 internal error. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "db.h"
+#include "envinfo.h"
+#include "scen.h"
+#include "spawnx.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_INTERNAL 3
+
+static const char usage[] =
+"usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
+"                     [--seed N] [--repeat N] [--timeout S]\n"
+"       sandproof list [--filter GLOB]\n"
+"       sandproof env\n"
+"\n"
+"run    replays the scenarios (default: all) against each runner (default: ref)\n"
+"       and records every result in DIR/linux.sqlite (default ./sandproof-out).\n"
+"       Exit 0 when every result is in its expected set (or skip/unsupported),\n"
+"       1 when any is not, 2 for usage errors, 3 for internal errors.\n"
+"list   one scenario per line: id, area, clauses, claim.\n"
+"env    the environment fingerprint recorded with every run.\n"
+"\n"
+"Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
+"the negative control).\n";
+
+static struct scen_paths paths;
+static char exe_dir[PATH_MAX];
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "sandproof: %s%s%s\nTry 'sandproof --help'.\n", msg,
+		arg ? " " : "", arg ? arg : "");
+	return EXIT_USAGE;
+}
+
+/* Binaries next to ours; Lua and scenarios from the source tree (or the
+ * environment, for an installed copy). */
+static void paths_init(void)
+{
+	static char ref[PATH_MAX + 32], probe[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 1);
+	char *slash;
+
+	exe_dir[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe_dir, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(ref, sizeof(ref), "%s/sandproof-ref", exe_dir);
+	snprintf(probe, sizeof(probe), "%s/sandproof-probe", exe_dir);
+	paths.ref = getenv("SANDPROOF_REF") ? getenv("SANDPROOF_REF") : ref;
+	paths.probe = getenv("SANDPROOF_PROBE") ? getenv("SANDPROOF_PROBE") : probe;
+	paths.harness = getenv("SANDPROOF_HARNESS_DIR") ? getenv("SANDPROOF_HARNESS_DIR")
+							: SANDPROOF_SOURCE_DIR "/harness";
+	paths.scenarios = getenv("SANDPROOF_SCENARIOS") ? getenv("SANDPROOF_SCENARIOS")
+							: SANDPROOF_SOURCE_DIR "/scenarios";
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {{"filter", required_argument, NULL, 'f'}, {0}};
+	const char *filter = NULL;
+	struct scen_list l;
+	char err[1024];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+f:", opts, NULL)) != -1) {
+		if (c != 'f')
+			return usage_error("list: bad option", NULL);
+		filter = optarg;
+	}
+	if (optind != argc)
+		return usage_error("list: unexpected argument", argv[optind]);
+	if (scen_load_all(&paths, filter, &l, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandproof: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (filter && l.n == 0) {
+		scen_list_free(&l);
+		return usage_error("--filter matches no scenario:", filter);
+	}
+	for (size_t i = 0; i < l.n; i++)
+		printf("%s\t%s\t%s\t%s\n", l.v[i].id, l.v[i].area, l.v[i].clauses, l.v[i].claim);
+	scen_list_free(&l);
+	return 0;
+}
+
+static int cmd_env(void)
+{
+	char *env = envinfo_json(&paths, "ref");
+
+	if (!env)
+		return EXIT_INTERNAL;
+	envinfo_print(env, stdout);
+	free(env);
+	return 0;
+}
+
+struct tally {
+	unsigned pass, fail, skip, unsupported, inconclusive, error, total, done;
+};
+
+static const char *jstr(const cJSON *o, const char *k, const char *def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : def;
+}
+
+static int64_t jint(const cJSON *o, const char *k, int64_t def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
+}
+
+static void progress(const struct tally *t, const char *current, bool tty)
+{
+	if (!tty)
+		return;
+	fprintf(stderr, "\r\033[K[%u/%u] pass %u fail %u skip %u error %u  %s",
+		t->done, t->total, t->pass, t->fail, t->skip + t->unsupported,
+		t->error + t->inconclusive, current ? current : "");
+	fflush(stderr);
+}
+
+static int record(struct db *db, int64_t run_id, const struct scen *s,
+		  const char *runner, uint64_t seed, const char *json,
+		  struct tally *t, bool tty)
+{
+	cJSON *o = cJSON_Parse(json), *ev;
+	struct db_evidence evs[64];
+	size_t n_ev = 0;
+	const char *verdict;
+	struct db_result r = {0};
+	int64_t id;
+
+	if (!o)
+		o = cJSON_Parse("{\"verdict\":\"error\",\"reason\":\"unparsable result\"}");
+	verdict = jstr(o, "verdict", "error");
+	r.run_id = run_id;
+	r.runner = runner;
+	r.scenario_id = s->id;
+	r.verdict = verdict;
+	r.expected = jstr(o, "expected", "");
+	r.observed = jstr(o, "observed", NULL);
+	r.reason = jstr(o, "reason", NULL);
+	r.attempts = jint(o, "attempts", 0);
+	r.windows_hit = jint(o, "windows_hit", -1);
+	r.min_windows = jint(o, "min_power", 0) > 0 ? jint(o, "min_power", 0) : -1;
+	r.seed = (int64_t)seed;
+	r.duration_ms = jint(o, "duration_ms", -1);
+	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
+	for (cJSON *e = ev ? ev->child : NULL; e && n_ev < 64; e = e->next) {
+		evs[n_ev].kind = jstr(e, "kind", "note");
+		evs[n_ev].body = jstr(e, "body", "");
+		n_ev++;
+	}
+	id = db_result_add(db, &r, evs, n_ev);
+	if (id < 0)
+		fprintf(stderr, "sandproof: cannot record %s/%s: %s\n", s->id, runner,
+			db_last_error(db));
+	if (!strcmp(verdict, "pass")) t->pass++;
+	else if (!strcmp(verdict, "fail")) t->fail++;
+	else if (!strcmp(verdict, "skip")) t->skip++;
+	else if (!strcmp(verdict, "unsupported")) t->unsupported++;
+	else if (!strcmp(verdict, "inconclusive")) t->inconclusive++;
+	else t->error++;
+	t->done++;
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	printf("%-12s %-44s %-8s observed=%s%s%s\n", verdict, s->id, runner,
+	       r.observed ? r.observed : "-", r.reason ? "  reason: " : "",
+	       r.reason ? r.reason : "");
+	fflush(stdout);
+	cJSON_Delete(o);
+	return id < 0 ? -EIO : 0;
+}
+
+static char *runners_split(char *list, char **names, size_t max, size_t *n)
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok && *n < max;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!scen_runner_known(&paths, tok))
+			return tok;
+		names[(*n)++] = tok;
+	}
+	return NULL;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"runner", required_argument, NULL, 'r'}, {"filter", required_argument, NULL, 'f'},
+		{"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 's'},
+		{"repeat", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
+		{0},
+	};
+	char runner_buf[512] = "ref", *runners[16], *bad, dbpath[PATH_MAX], err[1024], *end;
+	const char *filter = NULL, *out = "sandproof-out";
+	unsigned long long seed = 1, repeat = 1, timeout = 120;
+	size_t n_runners = 0;
+	struct scen_list l;
+	struct tally t = {0};
+	struct db *db;
+	int c, rc;
+	bool tty = isatty(2);
+	int64_t run_id;
+
+	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': snprintf(runner_buf, sizeof(runner_buf), "%s", optarg); break;
+		case 'f': filter = optarg; break;
+		case 'o': out = optarg; break;
+		case 's': case 'n': case 't': {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' ||
+			    (c != 's' && (v == 0 || v > 100000)))
+				return usage_error("bad number:", optarg);
+			if (c == 's') seed = v;
+			else if (c == 'n') repeat = v;
+			else timeout = v;
+			break;
+		}
+		default: return usage_error("run: bad option", NULL);
+		}
+	}
+	if (optind != argc)
+		return usage_error("run: unexpected argument", argv[optind]);
+	if ((bad = runners_split(runner_buf, runners, 16, &n_runners)))
+		return usage_error("unknown runner:", bad);
+	if (n_runners == 0)
+		return usage_error("no runner given", NULL);
+	if (scen_load_all(&paths, filter, &l, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandproof: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (l.n == 0) {
+		scen_list_free(&l);
+		return usage_error("--filter matches no scenario:", filter ? filter : "(none)");
+	}
+	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "sandproof: --out %s: %s\n", out, strerror(errno));
+		scen_list_free(&l);
+		return EXIT_USAGE;
+	}
+	snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out);
+	if ((rc = db_open(dbpath, &db, err, sizeof(err))) < 0) {
+		fprintf(stderr, "sandproof: %s\n", err);
+		scen_list_free(&l);
+		return EXIT_USAGE;
+	}
+	{
+		/* runners_split cut runner_buf with NULs: rebuild the list */
+		char list[512] = "";
+		char *env;
+		struct db_run run;
+
+		for (size_t i = 0; i < n_runners; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? "," : "", runners[i]);
+		env = envinfo_json(&paths, list);
+		run = envinfo_run(env);
+		run.runners = list;
+		run.seed = (int64_t)seed;
+		run.filter = filter;
+		run_id = db_run_begin(db, &run);
+		free(env);
+		if (run_id < 0) {
+			fprintf(stderr, "sandproof: cannot record the run: %s\n", db_last_error(db));
+			db_close(db);
+			scen_list_free(&l);
+			return EXIT_INTERNAL;
+		}
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		struct db_scenario sc = {l.v[i].id, l.v[i].area, l.v[i].clauses,
+					 l.v[i].claim, l.v[i].file, l.v[i].expect_json};
+
+		if (db_scenario_put(db, &sc) < 0)
+			fprintf(stderr, "sandproof: %s: %s\n", l.v[i].id, db_last_error(db));
+	}
+	t.total = (unsigned)(l.n * n_runners * repeat);
+	for (unsigned long long k = 0; k < repeat; k++)
+		for (size_t i = 0; i < l.n; i++)
+			for (size_t j = 0; j < n_runners; j++) {
+				char *json = NULL;
+				uint64_t s = seed + k;
+
+				progress(&t, l.v[i].id, tty);
+				if (scen_run_pair(&paths, &l.v[i], runners[j], s,
+						  (unsigned)timeout, &json) < 0)
+					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
+				record(db, run_id, &l.v[i], runners[j], s, json, &t, tty);
+				free(json);
+			}
+	db_run_finish(db, run_id, NULL);
+	db_close(db);
+	scen_list_free(&l);
+	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
+	       t.pass, t.fail, t.skip, t.unsupported, t.inconclusive, t.error, dbpath);
+	return (t.fail || t.error || t.inconclusive) ? EXIT_FAILED : 0;
+}
+
+int main(int argc, char **argv)
+{
+	paths_init();
+	if (argc < 2)
+		return usage_error("no command given", NULL);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("sandproof %s\n", SANDPROOF_VERSION);
+		return 0;
+	}
+	/* Everything a scenario starts stays our descendant, so nothing can
+	 * escape the tree kill after a scenario's timeout. */
+	spawnx_init();
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "env")) {
+		if (argc != 2)
+			return usage_error("env: unexpected argument", argv[2]);
+		return cmd_env();
+	}
+	return usage_error("unknown command", argv[1]);
+}

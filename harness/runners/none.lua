@@ -1,0 +1,35 @@
+-- runners/none.lua - the negative control: runs the command with no
+-- sandbox at all.  Every confinement scenario must FAIL against it, which
+-- proves the scenarios can fail.  Safety: it really performs every attack,
+-- so it runs in a private mount namespace (mount-table attacks cannot
+-- touch the host's mounts, file writes still land where the oracle looks),
+-- without a controlling terminal, inside the harness's temp directory, and
+-- on the network only inside the lab.
+local M = { name = "none" }
+
+function M.available() return true end
+function M.version() return "none (no sandbox)" end
+
+function M.gc() return nil end
+function M.gc_async() return nil end
+
+function M.sandbox(t, spec)
+  if spec.profile and spec.profile.runtime then
+    return { unsupported = "the none runner has no runtime roots" }
+  end
+  local env = {}
+  for k, v in pairs(spec.env or {}) do env[#env + 1] = k .. "=" .. v end
+  -- No timeout of its own either: the harness only stops it a little after
+  -- the request's timeout, and reports how it ended, never "timed_out".
+  -- Without a lab it gets an empty network namespace of its own, so an
+  -- unconfined attack can never send a packet off this machine.
+  if not t._ctx.lab then t:lab() end
+  local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = env, stdin = spec.stdin,
+                      timeout_ms = (spec.timeout_ms or 30000) + 2000, private_mounts = true }
+  local kind = r.code == 0 and "success" or "application_failure"
+  return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
+                       stdout = r.stdout, stderr = r.stderr, denials = {} },
+           hold_total = r.hold_total, hold_hit = r.hold_hit }
+end
+
+return M

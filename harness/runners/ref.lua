@@ -1,0 +1,68 @@
+-- runners/ref.lua - sandproof-ref, the reference runner, driven as a black
+-- box through its documented CLI: `sandproof-ref run --request -` with the
+-- contract request on stdin and the outcome JSON on stdout.
+local sp = require "sp"
+
+local M = { name = "ref" }
+
+function M.available(paths)
+  if not (paths and paths.ref and sp.exists(paths.ref)) then
+    return false, "sandproof-ref not found"
+  end
+  return true
+end
+
+function M.version(paths)
+  local r = sp.spawn { argv = { paths.ref, "--version" }, timeout_ms = 5000 }
+  return r and r.code == 0 and r.stdout:gsub("%s+$", "") or "unknown"
+end
+
+function M.sandbox(t, spec)
+  local req = {
+    version = 1, command = spec.command, cwd = spec.cwd, env = spec.env,
+    stdin = spec.stdin, timeout_ms = spec.timeout_ms or 30000,
+    output_limit_bytes = spec.output_limit_bytes, profile = spec.profile,
+  }
+  local r = t:spawn { argv = { t.paths.ref, "run", "--request", "-" },
+                      stdin = sp.json_encode(req),
+                      timeout_ms = (spec.timeout_ms or 30000) + 30000 }
+  local outcome = r.code == 0 and sp.json_decode(r.stdout) or nil
+  if not outcome then
+    -- no outcome: the request was refused or the runner died; make it a
+    -- visible outcome rather than a guess
+    outcome = { kind = r.code == 2 and "request_refused" or "runner_failed",
+                exit = { code = r.code, signal = r.signal }, stdout = "",
+                stderr = r.stderr, denials = {} }
+  end
+  return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+end
+
+local function gc_argv(t, o)
+  return { t.paths.ref, "gc", "--parent", o.parent, "--max-age", tostring(o.max_age_s or 0),
+           "--max-roots", tostring(o.max_roots or 0), "--json" }
+end
+
+local function gc_parse(r)
+  local j = r and r.code == 0 and sp.json_decode(r.stdout or "") or nil
+  if not j then return { ran = false, summary = r and r.stdout or "" } end
+  return { ran = j.ok == true, evicted = j.evicted_total or 0, skipped = j.skipped_total or 0,
+           summary = string.format("evicted %d, skipped %d", j.evicted_total or 0,
+                                   j.skipped_total or 0) }
+end
+
+-- Runtime-root eviction (RT-6): `sandproof-ref gc`, now or after delay_ms
+-- in the background (so it can run while a sandboxed command holds a lease).
+function M.gc(t, o)
+  return gc_parse(sp.spawn { argv = gc_argv(t, o), timeout_ms = 30000 })
+end
+
+function M.gc_async(t, o)
+  local argv = gc_argv(t, o)
+  local sh = { "sh", "-c", string.format('sleep %.3f; exec "$@"', (o.delay_ms or 0) / 1000), "gc" }
+  for _, a in ipairs(argv) do sh[#sh + 1] = a end
+  local bg = assert(sp.spawn_bg { argv = sh, timeout_ms = 60000 })
+  return { wait = function() return gc_parse(bg:wait()) end }
+end
+
+return M

@@ -1,0 +1,304 @@
+/* scen.c - see scen.h. */
+#include "scen.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <fnmatch.h>
+#include <lauxlib.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "spawnx.h"
+
+static int cmp_scen(const void *a, const void *b)
+{
+	return strcmp(((const struct scen *)a)->id, ((const struct scen *)b)->id);
+}
+
+static char *field(lua_State *L, const char *k)
+{
+	lua_getfield(L, -1, k);
+	const char *s = lua_tostring(L, -1);
+	char *r = strdup(s ? s : "");
+
+	lua_pop(L, 1);
+	return r;
+}
+
+static int load_one(lua_State *L, const char *file, struct scen *s, char *err,
+		    size_t errlen)
+{
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "sandproof.engine");
+	if (host_pcall(L, 1, 1) != LUA_OK) {
+		snprintf(err, errlen, "harness: %s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+		return -EINVAL;
+	}
+	lua_getfield(L, -1, "load");
+	lua_pushstring(L, file);
+	if (host_pcall(L, 1, 2) != LUA_OK || lua_isnil(L, -2)) {
+		snprintf(err, errlen, "%s", lua_tostring(L, -1));
+		lua_pop(L, 3);
+		return -EINVAL;
+	}
+	lua_pop(L, 1);
+	/* engine.describe(sc) */
+	lua_getfield(L, -2, "describe");
+	lua_insert(L, -2);
+	if (host_pcall(L, 1, 1) != LUA_OK) {
+		snprintf(err, errlen, "%s", lua_tostring(L, -1));
+		lua_pop(L, 2);
+		return -EINVAL;
+	}
+	s->file = strdup(file);
+	s->id = field(L, "id");
+	s->area = field(L, "area");
+	s->clauses = field(L, "clauses");
+	s->claim = field(L, "claim");
+	/* expect as JSON */
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "sp");
+	host_pcall(L, 1, 1);
+	lua_getfield(L, -1, "json_encode");
+	lua_getfield(L, -3, "expect");
+	host_pcall(L, 1, 1);
+	s->expect_json = strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "{}");
+	lua_pop(L, 4);
+	return 0;
+}
+
+int scen_load_all(const struct scen_paths *p, const char *glob,
+		  struct scen_list *out, char *err, size_t errlen)
+{
+	lua_State *L = host_new(p->harness);
+	DIR *top = opendir(p->scenarios);
+	struct dirent *area;
+	size_t cap = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!L || !top) {
+		snprintf(err, errlen, "cannot open scenarios directory %s: %s",
+			 p->scenarios, strerror(errno));
+		if (L)
+			lua_close(L);
+		return -ENOENT;
+	}
+	while (rc == 0 && (area = readdir(top))) {
+		char dir[4096];
+		DIR *d;
+		struct dirent *f;
+
+		if (area->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", p->scenarios, area->d_name);
+		if (!(d = opendir(dir)))
+			continue;
+		while (rc == 0 && (f = readdir(d))) {
+			char file[8192];
+			size_t n = strlen(f->d_name);
+			struct scen s = {0};
+
+			if (n < 5 || strcmp(f->d_name + n - 4, ".lua") != 0)
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", dir, f->d_name);
+			rc = load_one(L, file, &s, err, errlen);
+			if (rc < 0)
+				break;
+			if (glob && fnmatch(glob, s.id, 0) != 0) {
+				free(s.file); free(s.id); free(s.area); free(s.clauses);
+				free(s.claim); free(s.expect_json);
+				continue;
+			}
+			if (out->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				out->v = realloc(out->v, cap * sizeof(*out->v));
+			}
+			out->v[out->n++] = s;
+		}
+		closedir(d);
+	}
+	closedir(top);
+	lua_close(L);
+	if (rc < 0) {
+		scen_list_free(out);
+		return rc;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), cmp_scen);
+	for (size_t i = 1; i < out->n; i++)
+		if (strcmp(out->v[i].id, out->v[i - 1].id) == 0) {
+			snprintf(err, errlen, "duplicate scenario id %s in %s and %s",
+				 out->v[i].id, out->v[i - 1].file, out->v[i].file);
+			scen_list_free(out);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+void scen_list_free(struct scen_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].file); free(l->v[i].id); free(l->v[i].area);
+		free(l->v[i].clauses); free(l->v[i].claim); free(l->v[i].expect_json);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int scen_runner_known(const struct scen_paths *p, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return 0;
+	snprintf(path, sizeof(path), "%s/runners/%s.lua", p->harness, name);
+	return stat(path, &st) == 0;
+}
+
+static char *error_json(const char *reason_in)
+{
+	char reason[512], *out;
+
+	snprintf(reason, sizeof(reason), "%s", reason_in);
+	for (char *c = reason; *c; c++)
+		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+			*c = ' ';
+	if (asprintf(&out, "{\"verdict\":\"error\",\"reason\":\"%s\"}", reason) < 0)
+		return NULL;
+	return out;
+}
+
+static _Noreturn void child(const struct scen_paths *p, const struct scen *s,
+			    const char *runner, uint64_t seed, int fd)
+{
+	lua_State *L = host_new(p->harness);
+	const char *out;
+	size_t len;
+
+	if (!L)
+		_exit(3);
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "sandproof.engine");
+	if (host_pcall(L, 1, 1) != LUA_OK)
+		goto fail;
+	lua_getfield(L, -1, "run_one");
+	lua_pushstring(L, s->file);
+	lua_pushstring(L, runner);
+	lua_createtable(L, 0, 2);
+	lua_pushinteger(L, (lua_Integer)seed);
+	lua_setfield(L, -2, "seed");
+	lua_createtable(L, 0, 4);
+	lua_pushstring(L, p->ref);
+	lua_setfield(L, -2, "ref");
+	lua_pushstring(L, p->probe);
+	lua_setfield(L, -2, "probe");
+	lua_pushstring(L, p->harness);
+	lua_setfield(L, -2, "harness");
+	lua_setfield(L, -2, "paths");
+	if (host_pcall(L, 3, 1) != LUA_OK)
+		goto fail;
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "sp");
+	host_pcall(L, 1, 1);
+	lua_getfield(L, -1, "json_encode");
+	lua_pushvalue(L, -3);
+	if (host_pcall(L, 1, 1) != LUA_OK)
+		goto fail;
+	out = lua_tolstring(L, -1, &len);
+	if (write(fd, out, len) != (ssize_t)len)
+		_exit(4);
+	_exit(0);
+fail:
+	out = lua_tolstring(L, -1, &len);
+	{
+		char *j = error_json(out ? out : "harness: Lua failure");
+
+		if (j && write(fd, j, strlen(j)) < 0)
+			_exit(6);
+	}
+	_exit(5);
+}
+
+int scen_run_pair(const struct scen_paths *p, const struct scen *s,
+		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
+{
+	int pfd[2], st = 0;
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap + 1);
+	struct timespec t0, now;
+	pid_t pid;
+	bool timed_out = false;
+
+	if (!buf || pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(pfd[0]);
+		setsid(); /* no controlling terminal for anything a scenario starts */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		child(p, s, runner, seed, pfd[1]);
+	}
+	close(pfd[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pf = {pfd[0], POLLIN, 0};
+		long left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long)timeout_s * 1000 - ((now.tv_sec - t0.tv_sec) * 1000 +
+						  (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (poll(&pf, 1, (int)left) <= 0)
+			continue;
+		if (len == cap)
+			buf = realloc(buf, (cap *= 2) + 1);
+		n = read(pfd[0], buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	if (timed_out) {
+		/* The child is a subreaper: its session's processes are its
+		 * descendants; kill it and everything it left behind. */
+		kill(pid, SIGKILL);
+	}
+	waitpid(pid, &st, 0);
+	spawnx_kill_descendants(2000);
+	buf[len] = '\0';
+	if (timed_out) {
+		free(buf);
+		char why[96];
+
+		snprintf(why, sizeof(why), "scenario timed out after %u s", timeout_s);
+		*json = error_json(why);
+	} else if (len == 0) {
+		free(buf);
+		*json = error_json(WIFSIGNALED(st) ? "scenario process died (signal) without a result"
+						   : "scenario process exited without a result");
+	} else {
+		*json = buf;
+	}
+	return *json ? 0 : -ENOMEM;
+}

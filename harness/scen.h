@@ -1,0 +1,48 @@
+/* scen.h - scenario discovery and the per-pair child process.
+ *
+ * The harness parent never runs scenario code itself: each (scenario,
+ * runner) pair runs in a forked child with its own Lua state, which hands
+ * back one JSON result line.  A crash, a hang past the timeout or a stray
+ * process of a scenario is then the child's problem, turned into verdict
+ * `error` by the parent, and the run goes on. */
+#ifndef SANDPROOF_SCEN_H
+#define SANDPROOF_SCEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct scen {
+	char *file;
+	char *id, *area, *clauses, *claim, *expect_json;
+};
+
+struct scen_list {
+	struct scen *v;
+	size_t n;
+};
+
+struct scen_paths {
+	const char *harness;   /* harness/ (lua/, runners/) */
+	const char *scenarios; /* scenarios/ */
+	const char *ref;       /* sandproof-ref */
+	const char *probe;     /* sandproof-probe */
+};
+
+/* Load every scenarios/<area>/<name>.lua whose id matches glob (NULL: all),
+ * sorted by id.  A file that does not load, or lacks id/claim/expect, is an
+ * error naming file:line and the Lua message: -EINVAL with err filled. */
+int scen_load_all(const struct scen_paths *p, const char *glob,
+		  struct scen_list *out, char *err, size_t errlen);
+void scen_list_free(struct scen_list *l);
+
+/* Does harness/runners/<name>.lua exist? */
+int scen_runner_known(const struct scen_paths *p, const char *name);
+
+/* Run one pair in a child; *json receives the result (malloc'd JSON object
+ * with verdict, observed, expected, reason, attempts, windows_hit,
+ * min_power, duration_ms, evidence[]), or a synthesized error result when
+ * the child crashed or passed timeout_s. */
+int scen_run_pair(const struct scen_paths *p, const struct scen *s,
+		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
+
+#endif

@@ -1,0 +1,15 @@
+/* sp_lua.c - luaopen_sp: the `sp` module as one table, assembled from the
+ * groups in sp_util.c, sp_proc.c and sp_lab.c. */
+#include <lauxlib.h>
+
+#include "host.h"
+#include "sp.h"
+
+int luaopen_sp(lua_State *L)
+{
+	lua_newtable(L);
+	sp_util_register(L);
+	sp_proc_register(L);
+	sp_lab_register(L);
+	return 1;
+}

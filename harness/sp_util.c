@@ -1,0 +1,408 @@
+/* sp_util.c - the `sp` module's plain helpers: JSON, files, time, host.
+ *
+ * Conventions (as in Lua's own libraries): misuse raises (luaL_check*);
+ * an expected failure returns nil, message, errno name. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <lauxlib.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "errname.h"
+#include "sp.h"
+
+int sp_fail(lua_State *L, int err, const char *what)
+{
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: %s", what, strerror(err));
+	lua_pushstring(L, errname(err));
+	return 3;
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void push_json(lua_State *L, const cJSON *j, int depth)
+{
+	luaL_checkstack(L, 4, "json nesting");
+	if (depth > 200)
+		luaL_error(L, "json: nested too deeply");
+	if (cJSON_IsNull(j)) {
+		lua_pushlightuserdata(L, NULL); /* sp.null */
+	} else if (cJSON_IsBool(j)) {
+		lua_pushboolean(L, cJSON_IsTrue(j));
+	} else if (cJSON_IsNumber(j)) {
+		double d = j->valuedouble;
+
+		if (d == (double)(lua_Integer)d && d < 9.0e15 && d > -9.0e15)
+			lua_pushinteger(L, (lua_Integer)d);
+		else
+			lua_pushnumber(L, d);
+	} else if (cJSON_IsString(j)) {
+		lua_pushstring(L, j->valuestring);
+	} else if (cJSON_IsArray(j)) {
+		lua_Integer i = 1;
+
+		lua_newtable(L);
+		for (const cJSON *e = j->child; e; e = e->next) {
+			push_json(L, e, depth + 1);
+			lua_rawseti(L, -2, i++);
+		}
+	} else {
+		lua_newtable(L);
+		for (const cJSON *e = j->child; e; e = e->next) {
+			push_json(L, e, depth + 1);
+			lua_setfield(L, -2, e->string);
+		}
+	}
+}
+
+static int l_json_decode(lua_State *L)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, 1, &len);
+	cJSON *j = cJSON_ParseWithLength(s, len);
+
+	if (!j) {
+		lua_pushnil(L);
+		lua_pushstring(L, "json: malformed input");
+		return 2;
+	}
+	push_json(L, j, 0);
+	cJSON_Delete(j);
+	return 1;
+}
+
+static cJSON *to_json(lua_State *L, int idx, int depth)
+{
+	idx = lua_absindex(L, idx);
+	if (depth > 200)
+		luaL_error(L, "json: nested too deeply");
+	switch (lua_type(L, idx)) {
+	case LUA_TNIL: return cJSON_CreateNull();
+	case LUA_TLIGHTUSERDATA: return cJSON_CreateNull();
+	case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, idx));
+	case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(L, idx));
+	case LUA_TSTRING: return cJSON_CreateString(lua_tostring(L, idx));
+	case LUA_TTABLE: {
+		cJSON *out;
+
+		lua_rawgeti(L, idx, 1);
+		bool array = !lua_isnil(L, -1) ||
+			(luaL_getmetafield(L, idx, "__jsonarray") != LUA_TNIL && (lua_pop(L, 1), 1));
+		lua_pop(L, 1);
+		if (array) {
+			lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+
+			out = cJSON_CreateArray();
+			for (lua_Integer i = 1; i <= n; i++) {
+				lua_rawgeti(L, idx, i);
+				cJSON_AddItemToArray(out, to_json(L, -1, depth + 1));
+				lua_pop(L, 1);
+			}
+			return out;
+		}
+		out = cJSON_CreateObject();
+		lua_pushnil(L);
+		while (lua_next(L, idx)) {
+			if (lua_type(L, -2) == LUA_TSTRING)
+				cJSON_AddItemToObject(out, lua_tostring(L, -2),
+						      to_json(L, -1, depth + 1));
+			lua_pop(L, 1);
+		}
+		return out;
+	}
+	default:
+		return cJSON_CreateString(luaL_tolstring(L, idx, NULL));
+	}
+}
+
+static int l_json_encode(lua_State *L)
+{
+	cJSON *j;
+	char *s;
+
+	luaL_checkany(L, 1);
+	j = to_json(L, 1, 0);
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (!s)
+		return luaL_error(L, "json: out of memory");
+	lua_pushstring(L, s);
+	free(s);
+	return 1;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static int l_mkdtemp(lua_State *L)
+{
+	const char *prefix = luaL_optstring(L, 1, "/tmp/sandproof-");
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%sXXXXXX", prefix);
+	if (!mkdtemp(buf))
+		return sp_fail(L, errno, "mkdtemp");
+	chmod(buf, 0755);
+	lua_pushstring(L, buf);
+	return 1;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP || flag == FTW_D) {
+		chmod(path, 0700);
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	}
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int chmod_dirs(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
+	if (flag == FTW_D || (flag == FTW_DNR && S_ISDIR(st->st_mode)))
+		chmod(path, 0700); /* a test may leave mode-000 folders */
+	return 0;
+}
+
+/* Remove a tree the harness made.  Never follows a symlink (FTW_PHYS) and
+ * refuses anything that is not one of our temp directories: the `none`
+ * runner really performs every attack, and a confused scenario must not be
+ * able to point this at a real directory. */
+static int l_rmtree(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+
+	if (!strstr(p, "/sandproof-") || strstr(p, "/../") || p[0] != '/')
+		return luaL_error(L, "rmtree: refusing %s (not a sandproof temp dir)", p);
+	nftw(p, chmod_dirs, 32, FTW_PHYS);
+	if (nftw(p, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+		return sp_fail(L, errno, p);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_write(lua_State *L)
+{
+	size_t n;
+	const char *p = luaL_checkstring(L, 1), *data = luaL_checklstring(L, 2, &n);
+	int mode = (int)luaL_optinteger(L, 3, 0644);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+
+	if (fd < 0)
+		return sp_fail(L, errno, p);
+	if (write(fd, data, n) != (ssize_t)n) {
+		int e = errno;
+
+		close(fd);
+		return sp_fail(L, e, p);
+	}
+	close(fd);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_read(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	luaL_Buffer b;
+	char buf[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return sp_fail(L, errno, p);
+	luaL_buffinit(L, &b);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		luaL_addlstring(&b, buf, (size_t)n);
+	close(fd);
+	luaL_pushresult(&b);
+	return 1;
+}
+
+static int l_mkdir(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+
+	if (mkdir(p, (mode_t)luaL_optinteger(L, 2, 0755)) < 0)
+		return sp_fail(L, errno, p);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_symlink(lua_State *L)
+{
+	const char *t = luaL_checkstring(L, 1), *p = luaL_checkstring(L, 2);
+
+	if (symlink(t, p) < 0)
+		return sp_fail(L, errno, p);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_rename(lua_State *L)
+{
+	const char *a = luaL_checkstring(L, 1), *b = luaL_checkstring(L, 2);
+
+	if (rename(a, b) < 0)
+		return sp_fail(L, errno, a);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_unlink(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+
+	if (unlink(p) < 0)
+		return sp_fail(L, errno, p);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_chmod(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+
+	if (chmod(p, (mode_t)luaL_checkinteger(L, 2)) < 0)
+		return sp_fail(L, errno, p);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_lstat(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	struct stat st;
+
+	if (lstat(p, &st) < 0)
+		return sp_fail(L, errno, p);
+	lua_createtable(L, 0, 8);
+	lua_pushstring(L, S_ISDIR(st.st_mode) ? "dir" : S_ISLNK(st.st_mode) ? "link" :
+			  S_ISREG(st.st_mode) ? "file" : "other");
+	lua_setfield(L, -2, "type");
+	lua_pushinteger(L, st.st_mode & 07777);
+	lua_setfield(L, -2, "mode");
+	lua_pushinteger(L, st.st_uid);
+	lua_setfield(L, -2, "uid");
+	lua_pushinteger(L, (lua_Integer)st.st_ino);
+	lua_setfield(L, -2, "ino");
+	lua_pushinteger(L, (lua_Integer)st.st_dev);
+	lua_setfield(L, -2, "dev");
+	lua_pushinteger(L, (lua_Integer)st.st_size);
+	lua_setfield(L, -2, "size");
+	lua_pushinteger(L, (lua_Integer)st.st_mtim.tv_sec);
+	lua_setfield(L, -2, "mtime");
+	return 1;
+}
+
+static int l_exists(lua_State *L)
+{
+	struct stat st;
+
+	lua_pushboolean(L, lstat(luaL_checkstring(L, 1), &st) == 0);
+	return 1;
+}
+
+static int l_listdir(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	lua_Integer i = 1;
+
+	if (!d)
+		return sp_fail(L, errno, p);
+	lua_newtable(L);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			lua_pushstring(L, de->d_name);
+			lua_rawseti(L, -2, i++);
+		}
+	closedir(d);
+	return 1;
+}
+
+/* ---- time and host -------------------------------------------------------- */
+
+static int l_now_ms(lua_State *L)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lua_pushnumber(L, (lua_Number)ts.tv_sec * 1000.0 + (lua_Number)ts.tv_nsec / 1e6);
+	return 1;
+}
+
+static int l_sleep_ms(lua_State *L)
+{
+	lua_Number ms = luaL_checknumber(L, 1);
+	struct timespec ts = {(time_t)(ms / 1000), (long)((ms - (lua_Number)(time_t)(ms / 1000) * 1000) * 1e6)};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+static int l_getuid(lua_State *L)
+{
+	lua_pushinteger(L, getuid());
+	return 1;
+}
+
+static int l_getpid(lua_State *L)
+{
+	lua_pushinteger(L, getpid());
+	return 1;
+}
+
+static int l_uname(lua_State *L)
+{
+	struct utsname u;
+
+	uname(&u);
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, u.sysname);
+	lua_setfield(L, -2, "sysname");
+	lua_pushstring(L, u.release);
+	lua_setfield(L, -2, "release");
+	lua_pushstring(L, u.machine);
+	lua_setfield(L, -2, "machine");
+	return 1;
+}
+
+static int l_errname(lua_State *L)
+{
+	lua_pushstring(L, errname((int)luaL_checkinteger(L, 1)));
+	return 1;
+}
+
+static const luaL_Reg util_fns[] = {
+	{"json_decode", l_json_decode}, {"json_encode", l_json_encode},
+	{"mkdtemp", l_mkdtemp}, {"rmtree", l_rmtree}, {"write", l_write},
+	{"read", l_read}, {"mkdir", l_mkdir}, {"symlink", l_symlink},
+	{"rename", l_rename}, {"unlink", l_unlink}, {"chmod", l_chmod},
+	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
+	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
+	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
+	{NULL, NULL},
+};
+
+void sp_util_register(lua_State *L)
+{
+	luaL_setfuncs(L, util_fns, 0);
+	lua_pushlightuserdata(L, NULL);
+	lua_setfield(L, -2, "null");
+	lua_pushstring(L, "linux");
+	lua_setfield(L, -2, "os");
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# test_catalogue.sh SANDPROOF - the scenario catalogue against the reference
+# runner and against `none`, the negative control:
+#   - every scenario passes (or skips / is unsupported) against ref;
+#   - every confinement scenario FAILS against none (a scenario that cannot
+#     fail proves nothing); only files that say `unconfined_passes = true`
+#     may pass, and RT scenarios are unsupported by none;
+#   - a harness SIGKILLed mid-run leaves an intact database holding every
+#     result it printed before the kill.
+set -u
+sp=$1
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(mktemp -d /tmp/sandproof-cat.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+n=0 pass=0 fail=0
+check() { # cond description
+	n=$((n + 1))
+	if eval "$1"; then pass=$((pass + 1)); echo "ok $n - $2"
+	else fail=$((fail + 1)); echo "not ok $n - $2"; fi
+}
+
+"$sp" run --runner ref,none --out "$out/a" >"$out/run.log" 2>&1
+status=$?
+check '[ "$status" -eq 1 ]' "run with the none control exits 1 (got $status)"
+db=$out/a/linux.sqlite
+q() { sqlite3 "$db" "$1"; }
+total=$("$sp" list | wc -l)
+check '[ "$total" -ge 8 ] && [ "$(q "select count(*) from result where runner = '"'ref'"'")" -eq "$total" ]' \
+	"one ref result per scenario ($total)"
+bad=$(q "select scenario_id || ':' || verdict from result where runner='ref' and verdict not in ('pass','skip','unsupported')")
+check '[ -z "$bad" ]' "every scenario passes against ref${bad:+: $bad}"
+allowed=$(grep -l 'unconfined_passes = true' "$src"/scenarios/*/*.lua | xargs -r grep -h 'id = "' | sed 's/.*id = "\([^"]*\)".*/\1/' | tr '\n' ' ')
+for id in $(q "select scenario_id from result where runner='none'"); do
+	v=$(q "select verdict from result where runner='none' and scenario_id='$id'")
+	case " $allowed " in
+	*" $id "*) check '[ "$v" = pass ]' "none: $id is a capability, passes ($v)" ;;
+	*) case $id in
+	   rt.*) check '[ "$v" = unsupported ] || [ "$v" = fail ]' "none: $id cannot hold ($v)" ;;
+	   *) check '[ "$v" = fail ]' "none: confinement claim $id fails ($v)" ;;
+	   esac ;;
+	esac
+done
+
+# SIGKILL mid-run: the database keeps every finished result
+"$sp" run --runner ref --out "$out/k" >"$out/k.log" 2>&1 &
+pid=$!
+i=0
+while [ "$(grep -cE '^(pass|fail|skip|error|unsupported|inconclusive) ' "$out/k.log" 2>/dev/null)" -lt 3 ] && [ $i -lt 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+printed=$(grep -cE '^(pass|fail|skip|error|unsupported|inconclusive) ' "$out/k.log")
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+kdb=$out/k/linux.sqlite
+check '[ "$(sqlite3 "$kdb" "pragma integrity_check")" = ok ]' "killed run: integrity_check ok"
+check '[ "$(sqlite3 "$kdb" "select count(*) from result")" -ge "$printed" ] && [ "$printed" -ge 3 ]' \
+	"killed run: all $printed printed results are in the database"
+check '[ -z "$(sqlite3 "$kdb" "select finished_at from run")" ]' "killed run: the run is not marked finished"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,729 @@
+/* test_db.c - the results database (harness/db.c).
+ *
+ * Usage: test_db PATH/reports/schema.sql
+ * Prints one line per check and "N passed, N failed"; exits 1 on a failure.
+ * Every file is made under one mkdtemp directory, removed at the end; the
+ * SIGKILL check forks one writer child and kills it by pid. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "../db.h"
+
+#define KILL_AFTER 50        /* results the child must report before the kill */
+
+static char base[512];       /* scratch directory */
+
+/* Declares char name[PATH_MAX] holding base/rel. */
+#define PATH(name, rel) \
+	char name[PATH_MAX]; \
+	snprintf(name, sizeof name, "%s/%s", base, rel)
+
+static void cleanup(void)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		PATH(path, e->d_name);
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(base);
+}
+
+/* ---- raw sqlite, to look at the file independently of db.c ---------------- */
+
+/* One integer (or -1000 on failure) from sql on path. */
+static int64_t sq_int(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1000;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* The first column of the first row of sql, as text, into buf ("" if none). */
+static const char *sq_text(const char *path, const char *sql, char *buf, size_t len)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+
+	snprintf(buf, len, "%s", "");
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return buf;
+}
+
+static int sq_exec(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	int rc;
+
+	rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	return rc;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+		*len = fread(buf, 1, (size_t)n, f);
+		buf[*len] = 0;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* How many open descriptors name a file under prefix, and how many of those
+ * lack FD_CLOEXEC. */
+static void fds_under(const char *prefix, int *n, int *inheritable)
+{
+	char link[64], target[PATH_MAX];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	ssize_t len;
+	int fd;
+
+	*n = *inheritable = 0;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof target - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		if (strncmp(target, prefix, strlen(prefix)) != 0)
+			continue;
+		(*n)++;
+		if (!(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			(*inheritable)++;
+	}
+	closedir(d);
+}
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+static const struct db_run run1 = {
+	.os = "linux", .kernel = "6.18.0", .arch = "x86_64", .user = "tester",
+	.uid = 1000, .harness_version = "0.1.0", .git_revision = "5e5ec04",
+	.runners = "ref,none", .seed = 42, .filter = "net.*",
+	.env_json = "{\"landlock_abi\": 7, \"seccomp_notify\": true}",
+};
+
+static const struct db_scenario sc1 = {
+	.id = "net.deny.host_loopback", .area = "net", .clauses = "NET-1,NET-2",
+	.claim = "A sandboxed command cannot reach a host loopback listener.",
+	.file = "scenarios/net/deny_host_loopback.lua",
+	.expect_json = "{\"linux\": [\"pass\"], \"macos\": [\"pass\", \"unsupported\"]}",
+};
+
+static int count_rows(const struct db_row *row, void *ctx)
+{
+	(void)row;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int count_runs(const struct db_run_row *row, void *ctx)
+{
+	(void)row;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int stop_at_first(const struct db_row *row, void *ctx)
+{
+	(void)row;
+	(void)ctx;
+	return 7;
+}
+
+static int streq(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* An ISO 8601 UTC time with milliseconds, 2025-06-01T12:34:56.789Z. */
+static int is_time(const char *s)
+{
+	return s && strlen(s) == 24 && s[4] == '-' && s[10] == 'T' &&
+	       s[19] == '.' && s[23] == 'Z';
+}
+
+/* ---- schema ------------------------------------------------------------------ */
+
+static void test_schema(const char *schema_path)
+{
+	size_t len = 0, i, n = strlen(db_schema_sql);
+	char *text = slurp(schema_path, &len), want[64];
+
+	if (!t_ok(text != NULL, "read %s", schema_path))
+		return;
+	for (i = 0; i < len && i < n && text[i] == db_schema_sql[i]; i++)
+		;
+	t_ok(len == n && i == n,
+	     "db_schema_sql is byte-identical to schema.sql (%zu/%zu bytes, first difference at %zu)",
+	     n, len, i);
+	snprintf(want, sizeof want, "\nPRAGMA user_version = %d;", DB_SCHEMA_VERSION);
+	t_ok(strstr(db_schema_sql, want) != NULL, "schema sets user_version %d", DB_SCHEMA_VERSION);
+	snprintf(want, sizeof want, "\nPRAGMA application_id = %d;", DB_APPLICATION_ID);
+	t_ok(strstr(db_schema_sql, want) != NULL, "schema sets application_id %#x", DB_APPLICATION_ID);
+	free(text);
+}
+
+/* ---- create and reopen ------------------------------------------------------- */
+
+struct first_run {
+	int n;
+	struct db_run_row row;
+	char started[64], finished[64], os[16], env[128];
+};
+
+static int grab_run(const struct db_run_row *row, void *ctx)
+{
+	struct first_run *f = ctx;
+
+	if (f->n++ == 0) {
+		f->row = *row;
+		snprintf(f->started, sizeof f->started, "%s", row->run.started_at ? row->run.started_at : "(null)");
+		snprintf(f->finished, sizeof f->finished, "%s", row->finished_at ? row->finished_at : "(null)");
+		snprintf(f->os, sizeof f->os, "%s", row->run.os ? row->run.os : "(null)");
+		snprintf(f->env, sizeof f->env, "%s", row->run.env_json ? row->run.env_json : "(null)");
+	}
+	return 0;
+}
+
+static void test_create(void)
+{
+	PATH(path, "create.sqlite");
+	struct db *db = NULL, *db2 = NULL;
+	struct first_run f = { 0 };
+	char err[512], buf[64];
+	int64_t id;
+	int r, n;
+
+	r = db_open(path, &db, err, sizeof err);
+	t_ok(r == 0 && db, "db_open creates a new database (%d %s)", r, err);
+	if (!db)
+		return;
+	t_ok(access(path, F_OK) == 0, "the file exists");
+	t_ok(streq(sq_text(path, "PRAGMA journal_mode", buf, sizeof buf), "wal"),
+	     "journal_mode is wal (%s)", buf);
+	t_ok(sq_int(path, "PRAGMA user_version") == DB_SCHEMA_VERSION, "user_version is %d",
+	     DB_SCHEMA_VERSION);
+	t_ok(sq_int(path, "PRAGMA application_id") == DB_APPLICATION_ID, "application_id is set");
+	t_ok(sq_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+		    " ('run', 'scenario', 'result', 'evidence')") == 4, "the four tables exist");
+	t_ok(sq_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+		    " ('result_by_run', 'result_by_scenario_runner', 'evidence_by_result')") == 3,
+	     "the indexes exist");
+	id = db_run_begin(db, &run1);
+	t_ok(id == 1, "db_run_begin returns the run id (%lld %s)", (long long)id, db_last_error(db));
+	fds_under(path, &n, &r);
+	t_ok(n >= 2 && r == 0,
+	     "every descriptor on the database and its WAL is close-on-exec (%d of %d inheritable)",
+	     r, n);
+
+	/* A second handle on the same file, as a second process would have. */
+	r = db_open(path, &db2, err, sizeof err);
+	t_ok(r == 0, "a second handle opens the same file (%d %s)", r, err);
+	n = 0;
+	r = db2 ? db_foreach_run(db2, count_runs, &n) : -1;
+	t_ok(r == 0 && n == 1, "the second handle sees the committed run (%d)", n);
+	t_ok(db_close(db2) == 0 && db_close(db) == 0, "db_close");
+
+	db = NULL;
+	r = db_open(path, &db, err, sizeof err);
+	t_ok(r == 0, "reopen (%d %s)", r, err);
+	if (!db)
+		return;
+	r = db_foreach_run(db, grab_run, &f);
+	t_ok(r == 0 && f.n == 1 && f.row.id == id && streq(f.os, "linux") &&
+	     streq(f.env, run1.env_json) && f.row.run.seed == 42 && f.row.run.uid == 1000,
+	     "the run survives the reopen (%d runs, os %s)", f.n, f.os);
+	t_ok(is_time(f.started) && streq(f.finished, "(null)"),
+	     "started_at defaults to now (%s), finished_at is NULL", f.started);
+	r = db_run_finish(db, id, NULL);
+	f.n = 0;
+	db_foreach_run(db, grab_run, &f);
+	t_ok(r == 0 && is_time(f.finished), "db_run_finish sets finished_at (%s)", f.finished);
+	r = db_run_finish(db, 999, NULL);
+	t_ok(r == -ENOENT, "db_run_finish of an unknown run: -ENOENT (%d: %s)", r, db_last_error(db));
+	db_close(db);
+}
+
+/* ---- refusals ---------------------------------------------------------------- */
+
+static void test_refuse(void)
+{
+	PATH(newer, "newer.sqlite");
+	PATH(junk, "junk.sqlite");
+	PATH(junk_wal, "junk.sqlite-wal");
+	PATH(foreign, "foreign.sqlite");
+	PATH(locked, "locked.sqlite");
+	PATH(missing, "missing.sqlite");
+	PATH(empty, "empty.sqlite");
+	unsigned char garbage[4096];
+	struct db *db = NULL;
+	char err[512], buf[64], want[128], *back;
+	size_t i, len = 0;
+	int r;
+
+	/* A database from a newer sandproof: our schema, a higher version. */
+	snprintf(want, sizeof want, "PRAGMA user_version = %d;", DB_SCHEMA_VERSION + 1);
+	t_ok(sq_exec(newer, db_schema_sql) == SQLITE_OK && sq_exec(newer, want) == SQLITE_OK,
+	     "made a database with user_version %d", DB_SCHEMA_VERSION + 1);
+	r = db_open(newer, &db, err, sizeof err);
+	snprintf(want, sizeof want, "schema version %d is newer than this sandproof's %d",
+		 DB_SCHEMA_VERSION + 1, DB_SCHEMA_VERSION);
+	t_ok(r == -EPROTO && !db, "newer schema refused with -EPROTO (%d)", r);
+	t_ok(strstr(err, want) && strstr(err, newer), "the message names both versions: %s", err);
+	t_ok(streq(sq_text(newer, "PRAGMA journal_mode", buf, sizeof buf), "delete"),
+	     "the refused file is left untouched (journal_mode %s)", buf);
+	r = db_open_readonly(newer, &db, err, sizeof err);
+	t_ok(r == -EPROTO && !db, "db_open_readonly refuses it too (%d)", r);
+
+	/* Not a sqlite file at all. */
+	for (i = 0; i < sizeof garbage; i++)
+		garbage[i] = (unsigned char)(i * 7919u >> 3);
+	write_file(junk, garbage, sizeof garbage);
+	r = db_open(junk, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, "not a sqlite database") && strstr(err, junk),
+	     "a garbage file is refused with -EINVAL (%d: %s)", r, err);
+	back = slurp(junk, &len);
+	t_ok(back && len == sizeof garbage && memcmp(back, garbage, len) == 0 &&
+	     access(junk_wal, F_OK) != 0, "the garbage file is left untouched");
+	free(back);
+	write_file(junk, "hello\n", 6);
+	r = db_open(junk, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db, "a short text file is refused with -EINVAL (%d: %s)", r, err);
+
+	/* Another application's sqlite database. */
+	sq_exec(foreign, "CREATE TABLE t (x)");
+	r = db_open(foreign, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, "not a sandproof results database"),
+	     "another application's database is refused (%d: %s)", r, err);
+
+	r = db_open(base, &db, err, sizeof err);
+	t_ok(r == -EISDIR && !db && strstr(err, base), "a directory is refused (%d: %s)", r, err);
+	r = db_open_readonly(missing, &db, err, sizeof err);
+	t_ok(r == -ENOENT && !db && access(missing, F_OK) != 0,
+	     "db_open_readonly of a missing file: -ENOENT, nothing created (%d: %s)", r, err);
+	write_file(empty, "", 0);
+	r = db_open_readonly(empty, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db, "db_open_readonly of an empty file: -EINVAL (%d: %s)", r, err);
+
+	/* Permissions: root reads and writes anything, so these need a user. */
+	r = db_open(locked, &db, err, sizeof err);
+	db_close(db);
+	db = NULL;
+	if (geteuid() == 0) {
+		t_skipped("unreadable database: root bypasses file modes");
+		t_skipped("read-only database: root bypasses file modes");
+		return;
+	}
+	chmod(locked, 0);
+	r = db_open(locked, &db, err, sizeof err);
+	t_ok(r == -EACCES && !db && strstr(err, locked),
+	     "an unreadable database is refused with -EACCES (%d: %s)", r, err);
+	chmod(locked, 0444);
+	r = db_open(locked, &db, err, sizeof err);
+	t_ok(r == -EACCES && !db, "a read-only database is refused for writing (%d: %s)", r, err);
+	db_close(db);
+}
+
+/* ---- a result round-trips ------------------------------------------------------ */
+
+struct got {
+	int n;
+	struct db_row row;
+	char s[10][256];      /* copies of the row's strings */
+};
+
+static void keep(char *dst, const char *src)
+{
+	snprintf(dst, 256, "%s", src ? src : "(null)");
+}
+
+static int grab_row(const struct db_row *row, void *ctx)
+{
+	struct got *g = ctx;
+
+	if (g->n++)
+		return 0;
+	g->row = *row;
+	keep(g->s[0], row->result.runner);
+	keep(g->s[1], row->result.scenario_id);
+	keep(g->s[2], row->result.verdict);
+	keep(g->s[3], row->result.expected);
+	keep(g->s[4], row->result.observed);
+	keep(g->s[5], row->result.reason);
+	keep(g->s[6], row->result.finished_at);
+	keep(g->s[7], row->area);
+	keep(g->s[8], row->claim);
+	keep(g->s[9], row->clauses);
+	return 0;
+}
+
+static const struct db_evidence ev1[] = {
+	{ "probe", "{\"op\":\"connect\",\"ok\":false,\"errno\":\"ECONNREFUSED\"}\n"
+		   "{\"op\":\"getpid\",\"ok\":true}" },
+	{ "stderr", "sandproof-ref: \"quoted\" \xc3\xa9t\xc3\xa9 line\n\ttab" },
+	{ "note", "" },
+};
+
+struct ev_got {
+	int n, same;
+};
+
+static int check_ev(int64_t id, const struct db_evidence *ev, void *ctx)
+{
+	struct ev_got *g = ctx;
+
+	(void)id;
+	if (g->n < 3 && streq(ev->kind, ev1[g->n].kind) && streq(ev->body, ev1[g->n].body))
+		g->same++;
+	g->n++;
+	return 0;
+}
+
+static int64_t count_results(const char *path)
+{
+	return sq_int(path, "SELECT count(*) FROM result");
+}
+
+static void test_roundtrip(void)
+{
+	PATH(path, "round.sqlite");
+	struct db *db = NULL, *ro = NULL;
+	struct db_scenario sc = sc1;
+	struct db_result res = {
+		.runner = "ref", .scenario_id = sc1.id, .verdict = "pass",
+		.expected = "pass", .observed = "connect 127.0.0.1:8080: ECONNREFUSED",
+		.reason = NULL, .attempts = 200, .windows_hit = 13, .min_windows = 10,
+		.seed = 424242, .duration_ms = 1234,
+		.finished_at = "2025-06-01T12:34:56.789Z",
+	};
+	struct db_evidence bad_ev[] = { { "note", "a" }, { "gossip", "b" } };
+	struct got g = { 0 };
+	struct ev_got eg = { 0 };
+	int64_t run_id, id, id2, before, ev_before;
+	char err[512];
+	int r, n;
+
+	if (!t_ok(db_open(path, &db, err, sizeof err) == 0, "open (%s)", err))
+		return;
+	run_id = db_run_begin(db, &run1);
+	res.run_id = run_id;
+	r = db_scenario_put(db, &sc);
+	t_ok(r == 0, "db_scenario_put inserts (%d %s)", r, db_last_error(db));
+	id = db_result_add(db, &res, ev1, 3);
+	t_ok(id > 0, "db_result_add with 3 evidence rows (%lld %s)", (long long)id, db_last_error(db));
+
+	r = db_foreach_result(db, run_id, grab_row, &g);
+	t_ok(r == 0 && g.n == 1 && g.row.id == id, "db_foreach_result returns the row (%d rows)", g.n);
+	t_ok(g.row.result.run_id == run_id && streq(g.s[0], "ref") && streq(g.s[1], sc1.id) &&
+	     streq(g.s[2], "pass") && streq(g.s[3], "pass") && streq(g.s[4], res.observed) &&
+	     streq(g.s[5], "(null)") && streq(g.s[6], res.finished_at),
+	     "its text columns round-trip");
+	t_ok(g.row.result.attempts == 200 && g.row.result.windows_hit == 13 &&
+	     g.row.result.min_windows == 10 && g.row.result.seed == 424242 &&
+	     g.row.result.duration_ms == 1234, "its numbers round-trip");
+	t_ok(streq(g.s[7], "net") && streq(g.s[8], sc1.claim) && streq(g.s[9], "NET-1,NET-2"),
+	     "the row carries its scenario's area, claim and clauses");
+	r = db_foreach_evidence(db, id, check_ev, &eg);
+	t_ok(r == 0 && eg.n == 3 && eg.same == 3, "the evidence round-trips in order (%d/%d)",
+	     eg.same, eg.n);
+
+	/* Optional columns stored as NULL and read back as -1 / NULL. */
+	res.windows_hit = -1;
+	res.min_windows = -1;
+	res.duration_ms = -1;
+	res.observed = NULL;
+	res.verdict = "skip";
+	res.reason = "needs unprivileged user namespaces";
+	res.finished_at = NULL;
+	id2 = db_result_add(db, &res, NULL, 0);
+	t_ok(id2 > id, "a result without evidence (%lld %s)", (long long)id2, db_last_error(db));
+	t_ok(sq_int(path, "SELECT count(*) FROM result WHERE windows_hit IS NULL AND min_windows"
+		    " IS NULL AND duration_ms IS NULL AND observed IS NULL") == 1,
+	     "negative optional numbers are stored as NULL");
+	n = 0;
+	r = db_foreach_result(db, run_id, count_rows, &n);
+	t_ok(r == 0 && n == 2, "both results listed (%d)", n);
+	r = db_foreach_result(db, run_id, stop_at_first, NULL);
+	t_ok(r == 7, "a callback's nonzero return stops the walk and is returned (%d)", r);
+	t_ok(sq_int(path, "SELECT count(*) FROM result WHERE reason IS NOT NULL AND"
+		    " finished_at LIKE '____-__-__T__:__:__.___Z'") == 1,
+	     "finished_at NULL means now, in ISO 8601");
+
+	/* Upsert: one row per scenario id, the last put wins. */
+	sc.claim = "A sandboxed command cannot connect to 127.0.0.1 on the host.";
+	r = db_scenario_put(db, &sc);
+	memset(&g, 0, sizeof g);
+	db_foreach_result(db, run_id, grab_row, &g);
+	t_ok(r == 0 && sq_int(path, "SELECT count(*) FROM scenario") == 1 && streq(g.s[8], sc.claim),
+	     "db_scenario_put replaces the scenario with the same id");
+
+	/* Refusals leave nothing behind: the transaction is all or nothing. */
+	before = count_results(path);
+	ev_before = sq_int(path, "SELECT count(*) FROM evidence");
+	res.verdict = "maybe";
+	id = db_result_add(db, &res, ev1, 3);
+	t_ok(id == -EINVAL && strstr(db_last_error(db), "CHECK"),
+	     "an unknown verdict is refused (%lld: %s)", (long long)id, db_last_error(db));
+	res.verdict = "fail";
+	id = db_result_add(db, &res, bad_ev, 2);
+	t_ok(id == -EINVAL && strstr(db_last_error(db), "evidence[1]"),
+	     "an unknown evidence kind is refused (%lld: %s)", (long long)id, db_last_error(db));
+	t_ok(count_results(path) == before &&
+	     sq_int(path, "SELECT count(*) FROM evidence") == ev_before,
+	     "neither left a result or evidence row behind");
+	res.scenario_id = "no.such.scenario";
+	id = db_result_add(db, &res, NULL, 0);
+	t_ok(id == -EINVAL, "a result for an unknown scenario is refused (%lld: %s)",
+	     (long long)id, db_last_error(db));
+	res.scenario_id = sc1.id;
+	res.run_id = 999;
+	id = db_result_add(db, &res, NULL, 0);
+	t_ok(id == -EINVAL, "a result for an unknown run is refused (%lld: %s)",
+	     (long long)id, db_last_error(db));
+	res.run_id = run_id;
+	res.runner = NULL;
+	id = db_result_add(db, &res, NULL, 0);
+	t_ok(id == -EINVAL && strstr(db_last_error(db), "runner"),
+	     "a result without a runner is refused (%lld: %s)", (long long)id, db_last_error(db));
+	res.runner = "ref";
+	t_ok(db_result_add(db, &res, NULL, 0) > 0, "the handle still works after refusals (%s)",
+	     db_last_error(db));
+
+	/* A second run's results are not listed under the first. */
+	id = db_run_begin(db, &run1);
+	res.run_id = id;
+	db_result_add(db, &res, NULL, 0);
+	n = 0;
+	db_foreach_result(db, run_id, count_rows, &n);
+	r = n;
+	n = 0;
+	db_foreach_result(db, 0, count_rows, &n);
+	t_ok(r == 3 && n == 4, "db_foreach_result filters by run (%d of %d)", r, n);
+
+	/* The read-only handle reports use. */
+	r = db_open_readonly(path, &ro, err, sizeof err);
+	t_ok(r == 0, "db_open_readonly (%d %s)", r, err);
+	n = 0;
+	r = ro ? db_foreach_result(ro, 0, count_rows, &n) : -1;
+	t_ok(r == 0 && n == 4, "it reads every result (%d)", n);
+	id = db_result_add(ro, &res, NULL, 0);
+	t_ok(id == -EBADF, "it refuses writes with -EBADF (%lld)", (long long)id);
+	db_close(ro);
+	db_close(db);
+	t_ok(streq(sq_text(path, "PRAGMA integrity_check", err, sizeof err), "ok"),
+	     "integrity_check: %s", err);
+}
+
+/* ---- SIGKILL mid-run ------------------------------------------------------------ */
+
+/* The child: records results as fast as it can and reports each id on fd
+ * once db_result_add() has returned it, i.e. once it is committed. */
+static void __attribute__((noreturn)) writer(const char *path, int fd, pid_t parent)
+{
+	static char tail[4096];
+	struct db_evidence ev[3] = {
+		{ "probe", "{\"op\":\"write\",\"ok\":false,\"errno\":\"EACCES\"}" },
+		{ "stderr", tail },
+		{ "census", "+ /tmp/x" },
+	};
+	struct db_result res = {
+		.runner = "ref", .scenario_id = sc1.id, .verdict = "pass",
+		.expected = "pass", .attempts = 1, .windows_hit = -1, .min_windows = -1,
+		.duration_ms = 3,
+	};
+	struct db *db = NULL;
+	char err[512];
+	int64_t id;
+	long i;
+
+	/* Never outlive the test, whatever happens to it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(3);
+	memset(tail, 'e', sizeof tail - 1);
+	if (db_open(path, &db, err, sizeof err) || db_scenario_put(db, &sc1))
+		_exit(2);
+	res.run_id = db_run_begin(db, &run1);
+	if (res.run_id <= 0)
+		_exit(2);
+	for (i = 0; i < 1000000; i++) {
+		res.seed = i;
+		id = db_result_add(db, &res, ev, 3);
+		if (id <= 0 || write(fd, &id, sizeof id) != sizeof id)
+			_exit(2);
+	}
+	_exit(0);
+}
+
+static void test_sigkill(void)
+{
+	PATH(path, "killed.sqlite");
+	struct db *db = NULL, *ro = NULL;
+	int64_t *ids = NULL, id;
+	size_t n_ids = 0, cap = 0, i, missing = 0;
+	int pfd[2], st = 0, n, killed = 0, live = -1;
+	char err[512], sql[128];
+	struct pollfd pf;
+	pid_t pid;
+	time_t deadline = time(NULL) + 60;
+	ssize_t got;
+
+	if (pipe(pfd) != 0) {
+		t_ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		t_ok(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		writer(path, pfd[1], getppid());
+	}
+	close(pfd[1]);
+	pf.fd = pfd[0];
+	pf.events = POLLIN;
+	for (;;) {
+		if (!killed && n_ids >= KILL_AFTER) {
+			/* Meanwhile a reader sees the committed rows (WAL lets it). */
+			if (db_open_readonly(path, &ro, err, sizeof err) == 0) {
+				live = 0;
+				db_foreach_result(ro, 0, count_rows, &live);
+			}
+			db_close(ro);
+			/* Let it run a little on, so the kill lands at an
+			 * arbitrary point of a transaction. */
+			usleep(1000 + (unsigned)(time(NULL) ^ getpid()) % 4000);
+			kill(pid, SIGKILL);
+			killed = 1;
+		}
+		if (!killed && time(NULL) > deadline) {
+			kill(pid, SIGKILL);
+			killed = 2;
+		}
+		if (poll(&pf, 1, 1000) < 0 && errno != EINTR)
+			break;
+		got = read(pfd[0], &id, sizeof id);
+		if (got == 0)
+			break;          /* the child is gone and everything is read */
+		if (got != (ssize_t)sizeof id)
+			continue;
+		if (n_ids == cap) {
+			cap = cap ? cap * 2 : 256;
+			ids = realloc(ids, cap * sizeof *ids);
+			if (!ids)
+				break;
+		}
+		ids[n_ids++] = id;
+	}
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	t_ok(killed == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	     "the writer was SIGKILLed mid-run after %d results (status %#x)", KILL_AFTER, st);
+	t_ok(live >= KILL_AFTER, "a read-only handle saw %d results while the writer ran", live);
+	t_ok(streq(sq_text(path, "PRAGMA integrity_check", err, sizeof err), "ok"),
+	     "integrity_check after the kill: %s", err);
+	t_ok(db_open(path, &db, err, sizeof err) == 0, "db_open after the kill (%s)", err);
+	db_close(db);
+	for (i = 0; ids && i < n_ids; i++) {
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM result WHERE id = %lld",
+			 (long long)ids[i]);
+		if (sq_int(path, sql) != 1)
+			missing++;
+	}
+	t_ok(n_ids >= KILL_AFTER && missing == 0,
+	     "every result reported committed is present (%zu reported, %zu missing, %lld in db)",
+	     n_ids, missing, (long long)count_results(path));
+	n = (int)sq_int(path, "SELECT count(*) FROM result AS r WHERE"
+			" (SELECT count(*) FROM evidence WHERE result_id = r.id) != 3");
+	t_ok(n == 0, "no result lost part of its evidence (%d)", n);
+	t_ok(sq_int(path, "SELECT count(*) FROM pragma_foreign_key_check") == 0 &&
+	     sq_int(path, "SELECT count(*) FROM run WHERE finished_at IS NULL") == 1,
+	     "no dangling rows; the killed run has no finished_at");
+	free(ids);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PATH/reports/schema.sql\n", argv[0]);
+		return 2;
+	}
+	snprintf(base, sizeof base, "%s/test_db.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(base)) {
+		fprintf(stderr, "mkdtemp %s: %s\n", base, strerror(errno));
+		return 1;
+	}
+	test_schema(argv[1]);
+	test_create();
+	test_refuse();
+	test_roundtrip();
+	test_sigkill();
+	cleanup();
+	return t_done();
+}

@@ -1,0 +1,146 @@
+/* spawnx.h - the harness's process launcher: capture, timeout, tree kill,
+ * and the race and fault filters (hold, hold_count, fault).
+ *
+ * spawnx_run() starts one program and waits for it:
+ *   - a new session (setsid: no controlling terminal, so terminal injection
+ *     from the program cannot reach a real terminal), stdin a pipe fed with
+ *     the given bytes then closed, stdout and stderr captured into buffers
+ *     bounded by out_limit each (the rest is read and dropped, never left to
+ *     block the program);
+ *   - optionally joined to a user and a network namespace (fds to setns
+ *     into), and/or in a private mount namespace with propagation private
+ *     (mounts made by the program never reach the caller's mount table, file
+ *     writes land on the real file system); when the caller lacks
+ *     CAP_SYS_ADMIN this is done inside a new user namespace with an
+ *     identity map (same uid and gid, setgroups denied);
+ *   - optionally under one seccomp filter (default allow, loaded in the
+ *     child after no_new_privs, right before execve, inherited by the whole
+ *     tree) for:
+ *       FAULT  one syscall fails with an errno, from its nth call on (all
+ *              processes of the tree count, in arrival order).  nth <= 1 is
+ *              a plain SECCOMP_RET_ERRNO rule; nth >= 2 uses user
+ *              notification: the parent continues calls 1..nth-1 and
+ *              answers the rest with the error;
+ *       HOLD   user notification for a list of syscalls: the parent counts
+ *              every notification (tree-wide, arrival order) and at the k-th
+ *              calls action(ctx, k, name, pid) while that call is blocked,
+ *              then lets it continue; every other call continues at once.
+ *              hold_at = 0 only counts (hold_count).
+ *     A program that installs its own seccomp filter composes with this
+ *     one: the kernel runs both, the stricter action wins (its own ERRNO
+ *     or KILL beats our notification), and a second listener in the same
+ *     chain is refused by the kernel with EBUSY (filter.c then falls back
+ *     to errno mode).  The program's own execve is a call like any other:
+ *     it is counted when "execve" is held or faulted.
+ *
+ * Processes: at the timeout the whole tree the run started is killed with
+ * SIGKILL: the session's process group, and every descendant of the caller
+ * that descends from the program or from an orphan re-parented to the
+ * caller during the run.  Orphans re-parent to the caller only if it is a
+ * child subreaper: call spawnx_init() once, first.  When the program exits
+ * by itself, processes it left behind are NOT killed (so a census can see
+ * them) unless kill_leftovers is set; spawnx_kill_descendants() ends them.
+ * Kills go through pidfds opened and verified against the process's start
+ * time, never by name, never to a process that is not a descendant.
+ *
+ * Single-threaded callers only: fork, PR_SET_PDEATHSIG and the subreaper
+ * attribute are per thread or per process.  Ownership of all results passes
+ * to the caller (spawnx_result_free). */
+#ifndef SANDPROOF_SPAWNX_H
+#define SANDPROOF_SPAWNX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SPAWNX_OUT_LIMIT (4u << 20)  /* default bound of stdout/stderr */
+#define SPAWNX_TIMEOUT_MS 30000      /* default timeout */
+#define SPAWNX_DRAIN_MS 200          /* default wait for EOF after exit */
+#define SPAWNX_MAX_HOLD 64           /* syscalls in one hold list */
+
+/* The hold action.  Runs in the caller while call number k (1-based) of a
+ * held syscall, made by pid (in the caller's pid namespace; 0 if not
+ * visible there), is blocked.  Its return value is reported as action_rc;
+ * the call continues whatever it returns. */
+typedef int (*spawnx_action_fn)(void *ctx, int k, const char *syscall, pid_t pid);
+
+struct spawnx_opts {
+	char *const *argv;        /* argv[0] a path, or a name searched in envp's
+				     PATH (default /usr/local/bin:/usr/bin:/bin) */
+	char *const *envp;        /* NULL: the caller's environ */
+	const char *cwd;          /* NULL: the caller's */
+	const void *stdin_data;   /* may be NULL when stdin_len is 0 */
+	size_t stdin_len;
+	size_t out_limit;         /* 0: SPAWNX_OUT_LIMIT */
+	int timeout_ms;           /* <= 0: SPAWNX_TIMEOUT_MS */
+	int drain_ms;             /* <= 0: SPAWNX_DRAIN_MS */
+	bool kill_leftovers;      /* kill the tree when the program exits too */
+
+	int userns_fd;            /* -1: none; joined first */
+	int netns_fd;             /* -1: none; joined second */
+	bool private_mounts;      /* new mount ns, "/" made MS_REC|MS_PRIVATE */
+
+	const char *fault_syscall; /* NULL: no fault */
+	int fault_errno;          /* 1..4095 */
+	unsigned int fault_nth;   /* 0 or 1: every call; n: from the nth on */
+
+	const char *const *hold_syscalls; /* NULL-terminated; NULL: no hold */
+	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
+	spawnx_action_fn hold_action; /* may be NULL (then nothing runs) */
+	void *hold_ctx;
+};
+
+/* Initialise opts: every fd -1, everything else zero/default. */
+void spawnx_opts_init(struct spawnx_opts *o);
+
+struct spawnx_result {
+	/* how the program ended */
+	bool exited;          /* exit_code valid */
+	int exit_code;
+	int term_signal;      /* signal that killed it, or 0 */
+	bool timed_out;       /* killed at the timeout */
+	int setup_err;        /* != 0: failed before or at execve (errno);
+				 exit_code is then 127 */
+	char setup_step[32];  /* "setns user", "mount private", "seccomp",
+				 "exec", ... */
+	uint64_t duration_ms; /* start to end of the program */
+
+	/* captured output, NUL-terminated, owned */
+	char *out, *err;
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+
+	/* filters */
+	uint64_t hold_calls;  /* notifications of held syscalls received */
+	bool hold_hit;        /* the hold_at-th arrived and action ran */
+	int action_rc;        /* action's return value */
+	pid_t hold_pid;       /* the process whose call was held */
+	uint64_t fault_calls; /* nth >= 2: calls of the faulted syscall seen */
+	uint64_t fault_failed;/* nth >= 2: of these, answered with the error */
+
+	/* processes */
+	int leftovers;        /* processes of the run alive after it ended */
+	int killed;           /* processes the launcher killed */
+};
+
+/* 0 on success (the program ran or failed to start: see setup_err), or
+ * -errno when the launch itself failed (-EINVAL: bad options, unknown
+ * syscall name, fault syscall also held; -ENOSYS: no user notification
+ * here).  *r must be spawnx_result_free()d in both cases. */
+int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r);
+
+void spawnx_result_free(struct spawnx_result *r);
+
+/* Make the calling process a child subreaper, so orphans of anything it
+ * starts re-parent to it instead of escaping to init.  0 or -errno. */
+int spawnx_init(void);
+
+/* Kill every descendant of the calling process (SIGKILL through verified
+ * pidfds), reap those that are its children, repeat until none is left or
+ * wait_ms passes.  Returns the number killed (>= 0), or -errno.  This ends
+ * swappers, labs and everything else the caller started: call it at the end
+ * of a scenario. */
+int spawnx_kill_descendants(int wait_ms);
+
+#endif

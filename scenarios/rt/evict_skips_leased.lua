@@ -1,0 +1,28 @@
+-- Eviction never takes a root from under a live run: while a run holds its
+-- root's lease, gc with max_age 0 and max_roots 0 must skip it, and the
+-- run's TMPDIR stays writable to the end.
+return scenario {
+  id = "rt.evict_skips_leased",
+  clauses = { "RT-4", "RT-6" },
+  claim = "gc skips a runtime root whose lease is held by a running command",
+  expect = { linux = { "kept" }, macos = { "kept" }, windows = { "kept" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local p = t.profiles.workspace_write()
+    p.runtime = { parent = parent, max_age_s = 3600, max_roots = 8 }
+    -- an evictor that strikes 700 ms in, while the run holds its lease
+    local bg = t.runner.gc_async(t, { parent = parent, max_age_s = 0, max_roots = 0, delay_ms = 700 })
+    if not bg then t:unsupported("the runner has no runtime-root eviction") end
+    local r = t:sandbox {
+      profile = p,
+      command = { "sh", "-c", 'echo a > "$TMPDIR/x" && sleep 1.5 && cat "$TMPDIR/x" && echo b >> "$TMPDIR/x"' },
+    }
+    local gc_result = bg:wait()
+    t:note("note", "run kind " .. tostring(r.outcome.kind) .. ", gc: " .. tostring(gc_result and gc_result.summary))
+    if r.outcome.kind ~= "success" then return "run_failed:" .. tostring(r.outcome.kind) end
+    if not (gc_result and gc_result.ran) then return "gc_failed" end
+    local root = r.outcome.runtime and r.outcome.runtime.root
+    if not (root and sp.exists(root)) then return "evicted" end
+    return "kept"
+  end,
+}

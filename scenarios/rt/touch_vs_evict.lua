@@ -1,0 +1,37 @@
+-- Stamp race: a root whose stamp is stale is started on (its stamp is
+-- touched under the run's shared lease) while evictors with max_age 0 run
+-- in a loop.  No run may find its TMPDIR missing or unwritable, and a root
+-- is only ever removed when no run holds it.
+return scenario {
+  id = "rt.touch_vs_evict",
+  clauses = { "RT-4", "RT-5", "RT-6" },
+  claim = "a run starting on a stale root while evictors decide always keeps a working TMPDIR",
+  expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local p = t.profiles.workspace_write()
+    p.runtime = { parent = parent, max_age_s = 0, max_roots = 1 }
+    local attempts, windows, broken = 12, 0, 0
+    for i = 1, attempts do
+      local evictions = 0
+      -- the evictor strikes at a different moment of each start
+      local bg = t.runner.gc_async(t, { parent = parent, max_age_s = 0, max_roots = 0,
+                                        delay_ms = math.random(0, 40) })
+      if not bg then t:unsupported("the runner has no runtime-root eviction") end
+      local r = t:sandbox {
+        profile = p,
+        command = { "sh", "-c", 'for i in 1 2 3 4 5; do echo $i > "$TMPDIR/f" && test "$(cat "$TMPDIR/f")" = $i || exit 9; done' },
+      }
+      local g = bg:wait()
+      if g and g.ran then evictions = evictions + (g.evicted or 0) + (g.skipped or 0) end
+      if r.outcome.kind ~= "success" then
+        broken = broken + 1
+        t:note("note", "attempt " .. i .. ": " .. tostring(r.outcome.kind))
+      end
+      -- a window is an attempt where the evictor met a root (evicted or skipped it)
+      if evictions > 0 then windows = windows + 1 end
+    end
+    t:set_power { attempts = attempts, windows = windows, min = attempts // 2 }
+    return broken == 0 and "consistent" or "broken"
+  end,
+}
