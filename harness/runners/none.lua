@@ -24,8 +24,10 @@ function M.sandbox(t, spec)
   -- Without a lab it gets an empty network namespace of its own, so an
   -- unconfined attack can never send a packet off this machine.
   if not t._ctx.lab then t:lab() end
+  if spec.raw_request then return { unsupported = "the none runner takes no request" } end
   local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = env, stdin = spec.stdin,
-                      timeout_ms = (spec.timeout_ms or 30000) + 2000, private_mounts = true }
+                      timeout_ms = (spec.timeout_ms or 30000) + 2000, private_mounts = true,
+                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
   local kind = r.code == 0 and "success" or "application_failure"
   return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
                        stdout = r.stdout, stderr = r.stderr, denials = {} },

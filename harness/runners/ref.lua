@@ -23,9 +23,11 @@ function M.sandbox(t, spec)
     stdin = spec.stdin, timeout_ms = spec.timeout_ms or 30000,
     output_limit_bytes = spec.output_limit_bytes, profile = spec.profile,
   }
+  -- raw_request: send exactly this text (malformed-request scenarios)
   local r = t:spawn { argv = { t.paths.ref, "run", "--request", "-" },
-                      stdin = sp.json_encode(req),
-                      timeout_ms = (spec.timeout_ms or 30000) + 30000 }
+                      stdin = spec.raw_request or sp.json_encode(req),
+                      timeout_ms = (spec.timeout_ms or 30000) + 30000,
+                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
   local outcome = r.code == 0 and sp.json_decode(r.stdout) or nil
   if not outcome then
     -- no outcome: the request was refused or the runner died; make it a

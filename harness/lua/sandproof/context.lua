@@ -102,6 +102,16 @@ end
 -- Every process a runner adapter starts goes through here, so the current
 -- lab, hold and fault apply to it.
 function T:spawn(o)
+  if o.signal_after_ms then
+    -- Signal the runner (and only it, by pid) N ms after it started.  The
+    -- wrapper shell keeps the runner's stdin (<&0) and exit status; until
+    -- it waits, a finished runner stays a zombie, so the pid cannot be
+    -- reused by anyone else before the kill.
+    local argv = { "sh", "-c", string.format('"$@" <&0 & p=$!; sleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
+      o.signal_after_ms / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh" }
+    for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
+    o.argv = argv
+  end
   o.lab = o.lab or self._ctx.lab
   o.hold = o.hold or self._ctx.hold
   o.fault = o.fault or self._ctx.fault
@@ -147,6 +157,11 @@ function T:sandbox(spec)
   assert(spec.command, "t:sandbox needs command or probe")
   spec.cwd = spec.cwd or self.ws
   spec.env = spec.env or { PATH = "/usr/local/bin:/usr/bin:/bin" }
+  -- Safety: this host may itself sit on a TEST-NET range, so a runner that
+  -- shares the network namespace it starts in only ever runs in a lab.
+  if spec.profile.network and spec.profile.network.mode ~= "deny" and not self._ctx.lab then
+    self:lab()
+  end
   local r = self.runner.sandbox(self, spec)
   if r.unsupported then self:unsupported(r.unsupported) end
   local o = r.outcome or {}
