@@ -27,7 +27,8 @@ build_and_test "$here" "$here/build" -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF
 if [ "$(id -u)" -eq 0 ]; then
 	user=sandproof-test
 	id "$user" >/dev/null 2>&1 || useradd --system --create-home --shell /bin/sh "$user"
-	work=$(mktemp -d /tmp/sandproof-unpriv.XXXXXX)
+	# not under /tmp: sandboxes replace /tmp, and the probe must stay visible
+	work=$(mktemp -d /var/tmp/sandproof-unpriv.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
 	git -C "$here" ls-files -z | (cd "$here" && xargs -0 tar cf -) | tar xf - -C "$work"
 	chown -R "$user" "$work"

@@ -8,6 +8,7 @@
  * Exit status: 0 every result in its expected set (or skip/unsupported),
  * 1 any other verdict, 2 usage error, 3 internal error. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -76,6 +77,50 @@ static void paths_init(void)
 							: SANDPROOF_SOURCE_DIR "/harness";
 	paths.scenarios = getenv("SANDPROOF_SCENARIOS") ? getenv("SANDPROOF_SCENARIOS")
 							: SANDPROOF_SOURCE_DIR "/scenarios";
+}
+
+/* The sandbox replaces /tmp with a private one, so a probe built under /tmp
+ * would be invisible to the runner under test.  Stage a copy in a fresh
+ * directory under /var/tmp for the run (removed at exit). */
+static char staged_dir[64];
+
+static void probe_unstage(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/sandproof-probe", staged_dir);
+	unlink(path);
+	rmdir(staged_dir);
+}
+
+static int probe_stage(void)
+{
+	static char path[128];
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+
+	if (strncmp(paths.probe, "/tmp/", 5) != 0)
+		return 0;
+	snprintf(staged_dir, sizeof(staged_dir), "/var/tmp/sandproof-probe.XXXXXX");
+	if (!mkdtemp(staged_dir))
+		return -errno;
+	chmod(staged_dir, 0755);
+	snprintf(path, sizeof(path), "%s/sandproof-probe", staged_dir);
+	in = open(paths.probe, O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out < 0 || close(out) < 0) {
+		rmdir(staged_dir);
+		return -EIO;
+	}
+	atexit(probe_unstage);
+	paths.probe = path;
+	return 0;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -272,6 +317,8 @@ static int cmd_run(int argc, char **argv)
 		scen_list_free(&l);
 		return EXIT_USAGE;
 	}
+	if (probe_stage() < 0)
+		fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
 	snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out);
 	if ((rc = db_open(dbpath, &db, err, sizeof(err))) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);

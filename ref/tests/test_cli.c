@@ -44,7 +44,7 @@ static void exec_statuses(void)
 	expect_status((char *[]){ref, "exec", PLAIN, "--", "/etc/hostname", NULL}, NULL, 126, NULL,
 		      "not executable");
 	snprintf(marker, sizeof(marker), "%s/ran", tmp);
-	expect_status((char *[]){ref, "exec", "--", "touch", marker, NULL}, NULL, 1,
+	expect_status((char *[]){ref, "exec", "--cwd", "/", "--", "touch", marker, NULL}, NULL, 1,
 		      "touch", "default policy: a write outside any write root fails");
 	t_ok(access(marker, F_OK) != 0, "and nothing landed on the host");
 }
