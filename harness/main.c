@@ -312,10 +312,23 @@ static int cmd_run(int argc, char **argv)
 		scen_list_free(&l);
 		return usage_error("--filter matches no scenario:", filter ? filter : "(none)");
 	}
-	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "sandproof: --out %s: %s\n", out, strerror(errno));
-		scen_list_free(&l);
-		return EXIT_USAGE;
+	{
+		struct stat st;
+		const char *why = NULL;
+
+		if (mkdir(out, 0755) < 0 && errno != EEXIST)
+			why = strerror(errno);
+		else if (stat(out, &st) < 0)
+			why = strerror(errno);
+		else if (!S_ISDIR(st.st_mode))
+			why = "not a directory";
+		else if (access(out, W_OK | X_OK) < 0)
+			why = "not writable";
+		if (why) {
+			fprintf(stderr, "sandproof: --out %s: %s\n", out, why);
+			scen_list_free(&l);
+			return EXIT_USAGE;
+		}
 	}
 	if (probe_stage() < 0)
 		fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");

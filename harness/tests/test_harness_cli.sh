@@ -1,0 +1,84 @@
+#!/bin/sh
+# test_harness_cli.sh SANDPROOF - the sandproof command line's errors: each
+# bad input exits 2 with a message naming what is wrong, and runs nothing.
+set -u
+sp=$1
+tmp=$(mktemp -d /tmp/sandproof-cli.XXXXXX)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+n=0 pass=0 fail=0
+expect() { # status pattern description command...
+	want=$1 pat=$2 what=$3
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	n=$((n + 1))
+	if [ "$got" -eq "$want" ] && grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
+		pass=$((pass + 1)); echo "ok $n - $what"
+	else
+		fail=$((fail + 1)); echo "not ok $n - $what (exit $got, wanted $want; $(head -c 200 "$tmp/err"))"
+	fi
+}
+expect 0 "usage: sandproof run" "--help" "$sp" --help
+expect 2 "unknown command" "unknown subcommand" "$sp" frobnicate
+expect 2 "unknown runner: nosuch" "unknown runner" "$sp" run --runner nosuch --out "$tmp/o"
+expect 2 "unknown runner: ../x" "runner name with a path" "$sp" run --runner ../x --out "$tmp/o"
+expect 2 "matches no scenario" "filter matching nothing" "$sp" run --filter 'nosuch.*' --out "$tmp/o"
+expect 2 "bad number" "bad --repeat" "$sp" run --repeat 0 --out "$tmp/o"
+mkdir -p "$tmp/ro" && chmod 555 "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+	expect 2 "ro/out" "unwritable --out" "$sp" run --filter 'meta.hooks_readonly' --out "$tmp/ro/out"
+else
+	expect 2 "not a directory" "--out that is a file" sh -c "touch '$tmp/file'; exec '$sp' run --filter 'meta.hooks_readonly' --out '$tmp/file'"
+fi
+# a database from a newer schema is refused, and left untouched
+mkdir -p "$tmp/newer"
+sqlite3 "$tmp/newer/linux.sqlite" "pragma application_id = 1397772870; pragma user_version = 99; create table t(x);"
+sum=$(md5sum "$tmp/newer/linux.sqlite")
+expect 2 "newer" "database from a newer schema" "$sp" run --filter 'meta.hooks_readonly' --out "$tmp/newer"
+n=$((n + 1))
+if [ "$(md5sum "$tmp/newer/linux.sqlite")" = "$sum" ]; then pass=$((pass + 1)); echo "ok $n - newer database untouched"
+else fail=$((fail + 1)); echo "not ok $n - newer database was modified"; fi
+# scenario files that do not load, or lack a field, name the file
+mkdir -p "$tmp/sc/fs"
+printf 'return scenario {\n  id = "fs.broken",\n  claim = "x" +\n}\n' >"$tmp/sc/fs/broken.lua"
+expect 2 "broken.lua:4" "syntax error names file:line" env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" list
+rm "$tmp/sc/fs/broken.lua"
+printf 'return scenario { id = "fs.noexpect", clauses = {"FS-1"}, claim = "x", run = function() end }\n' >"$tmp/sc/fs/a.lua"
+expect 2 "missing 'expect'" "missing expect" env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" list
+printf 'return scenario { id = "fs.noclaim", clauses = {"FS-1"}, expect = {}, run = function() end }\n' >"$tmp/sc/fs/a.lua"
+expect 2 "missing 'claim'" "missing claim" env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" list
+printf 'return scenario { claim = "x", clauses = {"FS-1"}, expect = {}, run = function() end }\n' >"$tmp/sc/fs/a.lua"
+expect 2 "missing 'id'" "missing id" env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" list
+# a scenario that raises yields verdict error with its traceback, and the run goes on
+cat >"$tmp/sc/fs/a.lua" <<'LUA'
+return scenario { id = "fs.raises", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  run = function(t) error("boom from the scenario") end }
+LUA
+cat >"$tmp/sc/fs/b.lua" <<'LUA'
+return scenario { id = "fs.zhangs", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  run = function(t) sp.sleep_ms(60000) return "ok" end }
+LUA
+cat >"$tmp/sc/fs/c.lua" <<'LUA'
+return scenario { id = "fs.zz_ok", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  run = function(t) return "ok" end }
+LUA
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --timeout 2 --out "$tmp/e" >"$tmp/out" 2>&1
+st=$?
+n=$((n + 1))
+if [ $st -eq 1 ] && grep -q '^error .*fs.raises' "$tmp/out" && grep -q '^error .*fs.zhangs.*timed out' "$tmp/out" \
+	&& grep -q '^pass .*fs.zz_ok' "$tmp/out"; then
+	pass=$((pass + 1)); echo "ok $n - raising and hanging scenarios are errors, the run goes on"
+else
+	fail=$((fail + 1)); echo "not ok $n - error handling: $(cat "$tmp/out")"
+fi
+n=$((n + 1))
+if sqlite3 "$tmp/e/linux.sqlite" "select body from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.raises'" | grep -q "boom from the scenario"; then
+	pass=$((pass + 1)); echo "ok $n - the traceback is recorded as evidence"
+else
+	fail=$((fail + 1)); echo "not ok $n - traceback not recorded"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
