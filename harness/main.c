@@ -24,6 +24,8 @@
 
 #include "db.h"
 #include "envinfo.h"
+#include "runlog.h"
+#include "smoke.h"
 #include "scen.h"
 #include "spawnx.h"
 
@@ -36,6 +38,7 @@ static const char usage[] =
 "                     [--seed N] [--repeat N] [--timeout S]\n"
 "       sandproof list [--filter GLOB]\n"
 "       sandproof env\n"
+"       sandproof smoke [--out DIR] [--runner NAME[,NAME...]]\n"
 "\n"
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
 "       and records every result in DIR/linux.sqlite (default ./sandproof-out).\n"
@@ -43,6 +46,9 @@ static const char usage[] =
 "       1 when any is not, 2 for usage errors, 3 for internal errors.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
 "env    the environment fingerprint recorded with every run.\n"
+"smoke  checks this host's prerequisites and a few telling properties of\n"
+"       every runner found; exit 0 when the reference runner holds, 1 when a\n"
+"       property fails, 3 when this host cannot enforce the contract at all.\n"
 "\n"
 "Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
 "the negative control).\n";
@@ -161,87 +167,6 @@ static int cmd_env(void)
 	envinfo_print(env, stdout);
 	free(env);
 	return 0;
-}
-
-struct tally {
-	unsigned pass, fail, skip, unsupported, inconclusive, error, total, done;
-};
-
-static const char *jstr(const cJSON *o, const char *k, const char *def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : def;
-}
-
-static int64_t jint(const cJSON *o, const char *k, int64_t def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
-}
-
-static void progress(const struct tally *t, const char *current, bool tty)
-{
-	if (!tty)
-		return;
-	fprintf(stderr, "\r\033[K[%u/%u] pass %u fail %u skip %u error %u  %s",
-		t->done, t->total, t->pass, t->fail, t->skip + t->unsupported,
-		t->error + t->inconclusive, current ? current : "");
-	fflush(stderr);
-}
-
-static int record(struct db *db, int64_t run_id, const struct scen *s,
-		  const char *runner, uint64_t seed, const char *json,
-		  struct tally *t, bool tty)
-{
-	cJSON *o = cJSON_Parse(json), *ev;
-	struct db_evidence evs[64];
-	size_t n_ev = 0;
-	const char *verdict;
-	struct db_result r = {0};
-	int64_t id;
-
-	if (!o)
-		o = cJSON_Parse("{\"verdict\":\"error\",\"reason\":\"unparsable result\"}");
-	verdict = jstr(o, "verdict", "error");
-	r.run_id = run_id;
-	r.runner = runner;
-	r.scenario_id = s->id;
-	r.verdict = verdict;
-	r.expected = jstr(o, "expected", "");
-	r.observed = jstr(o, "observed", NULL);
-	r.reason = jstr(o, "reason", NULL);
-	r.attempts = jint(o, "attempts", 0);
-	r.windows_hit = jint(o, "windows_hit", -1);
-	r.min_windows = jint(o, "min_power", 0) > 0 ? jint(o, "min_power", 0) : -1;
-	r.seed = (int64_t)seed;
-	r.duration_ms = jint(o, "duration_ms", -1);
-	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
-	for (cJSON *e = ev ? ev->child : NULL; e && n_ev < 64; e = e->next) {
-		evs[n_ev].kind = jstr(e, "kind", "note");
-		evs[n_ev].body = jstr(e, "body", "");
-		n_ev++;
-	}
-	id = db_result_add(db, &r, evs, n_ev);
-	if (id < 0)
-		fprintf(stderr, "sandproof: cannot record %s/%s: %s\n", s->id, runner,
-			db_last_error(db));
-	if (!strcmp(verdict, "pass")) t->pass++;
-	else if (!strcmp(verdict, "fail")) t->fail++;
-	else if (!strcmp(verdict, "skip")) t->skip++;
-	else if (!strcmp(verdict, "unsupported")) t->unsupported++;
-	else if (!strcmp(verdict, "inconclusive")) t->inconclusive++;
-	else t->error++;
-	t->done++;
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-	printf("%-12s %-44s %-8s observed=%s%s%s\n", verdict, s->id, runner,
-	       r.observed ? r.observed : "-", r.reason ? "  reason: " : "",
-	       r.reason ? r.reason : "");
-	fflush(stdout);
-	cJSON_Delete(o);
-	return id < 0 ? -EIO : 0;
 }
 
 static char *runners_split(char *list, char **names, size_t max, size_t *n)
@@ -375,11 +300,11 @@ static int cmd_run(int argc, char **argv)
 				char *json = NULL;
 				uint64_t s = seed + k;
 
-				progress(&t, l.v[i].id, tty);
+				runlog_progress(&t, l.v[i].id, tty);
 				if (scen_run_pair(&paths, &l.v[i], runners[j], s,
 						  (unsigned)timeout, &json) < 0)
 					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
-				record(db, run_id, &l.v[i], runners[j], s, json, &t, tty);
+				runlog_record(db, run_id, &l.v[i], runners[j], s, json, &t, tty, stdout, NULL, 0);
 				free(json);
 			}
 	db_run_finish(db, run_id, NULL);
@@ -408,6 +333,8 @@ int main(int argc, char **argv)
 	spawnx_init();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "smoke"))
+		return smoke_main(&paths, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "env")) {

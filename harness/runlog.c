@@ -1,0 +1,91 @@
+/* runlog.c - see runlog.h. */
+#include "runlog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+static const char *jstr(const cJSON *o, const char *k, const char *def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : def;
+}
+
+static int64_t jint(const cJSON *o, const char *k, int64_t def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
+}
+
+void runlog_progress(const struct tally *t, const char *current, bool tty)
+{
+	if (!tty)
+		return;
+	fprintf(stderr, "\r\033[K[%u/%u] pass %u fail %u skip %u error %u  %s",
+		t->done, t->total, t->pass, t->fail, t->skip + t->unsupported,
+		t->error + t->inconclusive, current ? current : "");
+	fflush(stderr);
+}
+
+int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
+		  const char *runner, uint64_t seed, const char *json,
+		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen)
+{
+	cJSON *o = cJSON_Parse(json), *ev;
+	struct db_evidence evs[64];
+	size_t n_ev = 0;
+	const char *verdict;
+	struct db_result r = {0};
+	int64_t id;
+
+	if (!o)
+		o = cJSON_Parse("{\"verdict\":\"error\",\"reason\":\"unparsable result\"}");
+	verdict = jstr(o, "verdict", "error");
+	r.run_id = run_id;
+	r.runner = runner;
+	r.scenario_id = s->id;
+	r.verdict = verdict;
+	r.expected = jstr(o, "expected", "");
+	r.observed = jstr(o, "observed", NULL);
+	r.reason = jstr(o, "reason", NULL);
+	r.attempts = jint(o, "attempts", 0);
+	r.windows_hit = jint(o, "windows_hit", -1);
+	r.min_windows = jint(o, "min_power", 0) > 0 ? jint(o, "min_power", 0) : -1;
+	r.seed = (int64_t)seed;
+	r.duration_ms = jint(o, "duration_ms", -1);
+	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
+	for (cJSON *e = ev ? ev->child : NULL; e && n_ev < 64; e = e->next) {
+		evs[n_ev].kind = jstr(e, "kind", "note");
+		evs[n_ev].body = jstr(e, "body", "");
+		n_ev++;
+	}
+	id = db_result_add(db, &r, evs, n_ev);
+	if (id < 0)
+		fprintf(stderr, "sandproof: cannot record %s/%s: %s\n", s->id, runner,
+			db_last_error(db));
+	if (!strcmp(verdict, "pass")) t->pass++;
+	else if (!strcmp(verdict, "fail")) t->fail++;
+	else if (!strcmp(verdict, "skip")) t->skip++;
+	else if (!strcmp(verdict, "unsupported")) t->unsupported++;
+	else if (!strcmp(verdict, "inconclusive")) t->inconclusive++;
+	else t->error++;
+	t->done++;
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	if (echo) {
+		fprintf(echo, "%-12s %-44s %-8s observed=%s%s%s\n", verdict, s->id, runner,
+			r.observed ? r.observed : "-", r.reason ? "  reason: " : "",
+			r.reason ? r.reason : "");
+		fflush(echo);
+	}
+	if (observed)
+		snprintf(observed, obslen, "%s|%s|%s", verdict, r.observed ? r.observed : "-",
+			 r.reason ? r.reason : "");
+	cJSON_Delete(o);
+	return id < 0 ? -EIO : 0;
+}
+

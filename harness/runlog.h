@@ -1,0 +1,28 @@
+/* runlog.h - recording one (scenario, runner) result: the database row
+ * with its evidence, the printed line, the tally and the progress bar. */
+#ifndef SANDPROOF_RUNLOG_H
+#define SANDPROOF_RUNLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db.h"
+#include "scen.h"
+
+struct tally {
+	unsigned pass, fail, skip, unsupported, inconclusive, error, total, done;
+};
+
+/* Record the result JSON of one pair (a malformed one becomes verdict
+ * error), print its line on echo (NULL: quiet), count it.  observed (may be NULL) receives
+ * "verdict|observed|reason".  0, or -EIO when the database refused it. */
+int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
+		  const char *runner, uint64_t seed, const char *json,
+		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen);
+
+/* On a terminal: a live line with the counts and the current scenario. */
+void runlog_progress(const struct tally *t, const char *current, bool tty);
+
+#endif

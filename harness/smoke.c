@@ -1,0 +1,192 @@
+/* smoke.c - see smoke.h.
+ *
+ * Checks this host's prerequisites through `sandproof-ref doctor` (a black
+ * box, like every runner), then runs a small fixed set of the most telling
+ * scenarios against every runner found on the machine and prints, per
+ * runner, one human line per property.  Everything is recorded in the
+ * database like any run.  Budget: well under 15 seconds. */
+#include "smoke.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "envinfo.h"
+#include "runlog.h"
+
+/* A property holds when its scenario passes. */
+static const struct property {
+	const char *name;
+	const char *scenario;
+	const char *broken; /* what a failure means, in words */
+} props[] = {
+	{"confines writes", "fs.outside_sibling", "a write outside the workspace landed"},
+	{"network deny", "net.deny.host_loopback", "a host loopback listener was reached"},
+	{"protected metadata", "meta.absent_agents_create", ".agents can be created"},
+	{"git hooks read-only", "meta.hooks_readonly", "a hook can be planted"},
+	{"no privileges", "priv.no_capabilities", "capabilities remain"},
+	{"fails closed", "setup.fail_closed_unshare", "runs without its namespaces"},
+};
+#define N_PROPS (sizeof(props) / sizeof(props[0]))
+
+/* Runners to try: ref always, then the peers whose adapters exist. */
+static const char *const candidates[] = {"ref", "bwrap", "firejail", "codex", "srt", NULL};
+
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *c = list; c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+		if (strncmp(c, name, n) == 0 && (c[n] == ',' || c[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The r-th name of a comma list (static storage), NULL past the end. */
+static const char *extra_runner(const char *list, size_t r)
+{
+	static char buf[64];
+	const char *c = list;
+
+	for (size_t i = 0; i < r && c; i++)
+		c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+	if (!c || !*c)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(c, ","), c);
+	return buf;
+}
+
+static int doctor(const struct scen_paths *p)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl(p->ref, p->ref, "doctor", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int smoke_main(const struct scen_paths *p, int argc, char **argv)
+{
+	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+					     {"runner", required_argument, NULL, 'r'}, {0}};
+	const char *out = "sandproof-out", *only = NULL;
+	char dbpath[PATH_MAX], err[1024] = "";
+	struct scen_list all;
+	struct db *db;
+	struct tally t = {0};
+	int64_t run_id;
+	int c, ref_failed = 0;
+
+	while ((c = getopt_long(argc, argv, "+o:r:", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'r')
+			only = optarg;
+		else {
+			fprintf(stderr, "sandproof smoke: bad option\n"
+				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]]\n");
+			return 2;
+		}
+	}
+	if (only) {
+		char copy[256], *save = NULL;
+
+		snprintf(copy, sizeof(copy), "%s", only);
+		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!scen_runner_known(p, tok)) {
+				fprintf(stderr, "sandproof smoke: unknown runner: %s\n", tok);
+				return 2;
+			}
+	}
+	printf("== host prerequisites (sandproof-ref doctor)\n");
+	fflush(stdout);
+	if (doctor(p) != 0) {
+		printf("\nverdict: this host cannot enforce the contract (see above)\n");
+		return 3;
+	}
+	if (scen_load_all(p, NULL, &all, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandproof smoke: %s\n", err);
+		return 2;
+	}
+	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
+	    snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out) >= (int)sizeof(dbpath) ||
+	    db_open(dbpath, &db, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
+		scen_list_free(&all);
+		return 2;
+	}
+	{
+		char *env = envinfo_json(p, "ref");
+		struct db_run run = envinfo_run(env);
+
+		run.runners = "smoke";
+		run.filter = "smoke";
+		run.seed = 1;
+		run_id = db_run_begin(db, &run);
+		free(env);
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		struct db_scenario sc = {all.v[i].id, all.v[i].area, all.v[i].clauses,
+					 all.v[i].claim, all.v[i].file, all.v[i].expect_json};
+
+		db_scenario_put(db, &sc);
+	}
+	printf("\n== properties\n");
+	for (size_t r = 0; (only ? extra_runner(only, r) : candidates[r]); r++) {
+		const char *runner = only ? extra_runner(only, r) : candidates[r];
+		char line[2048] = "";
+
+		if (!scen_runner_known(p, runner))
+			continue;
+		if (only && !in_list(only, runner))
+			continue;
+		for (size_t k = 0; k < N_PROPS; k++) {
+			const struct scen *s = NULL;
+			char *json = NULL, obs[512] = "";
+			bool ok;
+
+			for (size_t i = 0; i < all.n; i++)
+				if (strcmp(all.v[i].id, props[k].scenario) == 0)
+					s = &all.v[i];
+			if (!s)
+				continue;
+			if (scen_run_pair(p, s, runner, 1, 30, &json) < 0)
+				json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
+			runlog_record(db, run_id, s, runner, 1, json, &t, false, NULL, obs, sizeof(obs));
+			free(json);
+			ok = strncmp(obs, "pass|", 5) == 0;
+			/* the subject: ref, or every runner named with --runner */
+			if (!ok && (only || strcmp(runner, "ref") == 0) &&
+			    strncmp(obs, "skip|", 5) != 0 && strncmp(obs, "unsupported|", 12) != 0)
+				ref_failed = 1;
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s: %s", line[0] ? "; " : "",
+				 props[k].name,
+				 ok ? "yes" : (!strncmp(obs, "skip|", 5) || !strncmp(obs, "unsupported|", 12))
+					? "n/a" : "NO");
+			if (!ok && strncmp(obs, "skip|", 5) && strncmp(obs, "unsupported|", 12))
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), " - %s", props[k].broken);
+		}
+		printf("%s: %s\n", runner, line);
+		fflush(stdout);
+	}
+	db_run_finish(db, run_id, NULL);
+	db_close(db);
+	scen_list_free(&all);
+	printf("\nrecorded in %s\n", dbpath);
+	return ref_failed ? 1 : 0;
+}

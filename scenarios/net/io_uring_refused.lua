@@ -1,0 +1,38 @@
+-- NET-5 / PRIV-2: io_uring is refused.  It opens sockets and files without
+-- socket() or open(), past every per-syscall rule, so io_uring_setup fails
+-- with EPERM whatever the network mode.  Positive control in the same
+-- probe: a plain socket(AF_INET, SOCK_STREAM) works.  When the runner
+-- reports denials, the refusal must be among them (io_uring_setup).
+local function reported(o, name)
+  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
+    return true
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and d.name == name then return true end
+  end
+  return false
+end
+
+return scenario {
+  id = "net.io_uring_refused",
+  clauses = { "NET-5", "PRIV-2", "PRIV-3" },
+  claim = "a command cannot set up an io_uring instance (EPERM), even under network=allow",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    t:lab() -- no packet ever leaves the lab
+    local r = t:ran(t:sandbox { network = "allow",
+                                probe = { { "socket", "inet", "stream" }, { "io_uring" } } })
+    local s, u = r.probe[1], r.probe[2]
+    if not (s and u) then return "error" end
+    t:note("note", string.format("socket ok=%s; io_uring ok=%s errno=%s",
+      tostring(s.ok), tostring(u.ok), tostring(u.errno)))
+    if u.ok then return "set_up" end
+    if not s.ok then
+      t:note("note", "positive control failed: a plain inet socket was refused too")
+      return "control_failed"
+    end
+    if u.errno ~= "EPERM" then return "errno_" .. tostring(u.errno) end
+    if not reported(r.outcome, "io_uring_setup") then return "unreported" end
+    return "refused"
+  end,
+}

@@ -1,0 +1,42 @@
+-- PRIV-2: the command cannot create a user namespace of its own (where it
+-- would hold every capability again and could mount, remount and open
+-- raw sockets): unshare(CLONE_NEWUSER) fails with EPERM, and when the
+-- runner reports denials the outcome names unshare.  The probe reads its
+-- capabilities after the attempt: empty sets are the second piece of
+-- evidence.  Positive control: a write in the workspace lands on the host.
+local function reported(o, name)
+  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
+    return true
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and d.name == name then return true end
+  end
+  return false
+end
+
+return scenario {
+  id = "priv.nested_userns",
+  clauses = { "PRIV-2", "PRIV-3" },
+  claim = "the command cannot create a nested user namespace (EPERM)",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    local ok_file = t.ws .. "/control"
+    local r = t:ran(t:sandbox { probe = {
+      { "write", ok_file, "x" },                                  -- positive control
+      { "unshare_user" },
+      { "caps" },
+    } })
+    local u, c = r.probe[2], r.probe[3]
+    if not (u and c) then return "error" end
+    t:note("note", string.format("unshare(CLONE_NEWUSER) ok=%s errno=%s; after it eff=%s",
+      tostring(u.ok), tostring(u.errno), tostring(c.eff)))
+    if u.ok then return "created" end
+    if sp.read(ok_file) ~= "x" then
+      t:note("note", "positive control failed: the workspace write did not land")
+      return "control_failed"
+    end
+    if u.errno ~= "EPERM" then return "errno_" .. tostring(u.errno) end
+    if not reported(r.outcome, "unshare") then return "unreported" end
+    return "refused"
+  end,
+}

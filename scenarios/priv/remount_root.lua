@@ -1,0 +1,42 @@
+-- PRIV-2: the command cannot make the read-only root writable again:
+-- mount(NULL, "/", NULL, MS_REMOUNT|MS_BIND) fails with EPERM (and, when
+-- the runner reports denials, the outcome names mount).  The attack first
+-- tries from a user and mount namespace of its own (unshare -rm), where an
+-- unconfined process of any user may remount; only when that fails does it
+-- try from where it stands.  No host path outside the scenario's temp
+-- directory is ever written, so the oracle is the errno and the runner's
+-- typed denial; priv.remount_readonly_subpath has the host-side oracle.
+-- Positive control: a write in the workspace lands on the host.
+local function reported(o, name)
+  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
+    return true
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and d.name == name then return true end
+  end
+  return false
+end
+
+return scenario {
+  id = "priv.remount_root",
+  clauses = { "PRIV-2", "PRIV-3", "FS-1" },
+  claim = "the command cannot remount / read-write (EPERM), not even from a namespace of its own",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    local ok_file = t.ws .. "/control"
+    local ops = string.format("write '%s' x -- remount /", ok_file)
+    local r = t:ran(t:sandbox { command = { "sh", "-c",
+      'unshare -rm "$0" ' .. ops .. ' 2>/dev/null || exec "$0" ' .. ops, t.paths.probe } })
+    local m = r.probe[2]
+    if not m then return "error" end
+    t:note("note", string.format("remount / ok=%s errno=%s", tostring(m.ok), tostring(m.errno)))
+    if m.ok then return "remounted" end
+    if sp.read(ok_file) ~= "x" then
+      t:note("note", "positive control failed: the workspace write did not land")
+      return "control_failed"
+    end
+    if m.errno ~= "EPERM" then return "errno_" .. tostring(m.errno) end
+    if not reported(r.outcome, "mount") then return "unreported" end
+    return "refused"
+  end,
+}

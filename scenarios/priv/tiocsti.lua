@@ -1,0 +1,49 @@
+-- PRIV-2/PRIV-4: TIOCSTI (pushing input into a terminal, typed commands the
+-- terminal's reader would run) fails with EPERM, even on a terminal the
+-- command owns.  script(1) gives the probe a real pty as its controlling
+-- terminal and stdin (the probe's JSON goes to fd 3, the capture pipe), so
+-- without the sandbox the injection works; the positive control is that
+-- /dev/tty opened at all (no ENXIO: there was a terminal to attack).
+-- Host-side oracle besides the probe's word: an injected "#" is echoed by
+-- the pty into script's transcript, which is the command's stdout.
+local function reported(o, name)
+  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
+    return true
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and d.name == name then return true end
+  end
+  return false
+end
+
+return scenario {
+  id = "priv.tiocsti",
+  clauses = { "PRIV-2", "PRIV-3", "PRIV-4" },
+  claim = "the command cannot inject terminal input with TIOCSTI, even into a pty it owns (EPERM)",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    if not (sp.exists("/usr/bin/script") or sp.exists("/bin/script")) then
+      t:skip("script(1) (util-linux) is not installed: no pty to give the probe")
+    end
+    local r = t:ran(t:sandbox { command = { "sh", "-c",
+      'script -qec "\\"$0\\" tiocsti >&3" /dev/null 3>&1', t.paths.probe } })
+    local c = r.probe[1]
+    if not c then return "error" end
+    local transcript = {}
+    for line in r.stdout:gmatch("[^\n]+") do
+      if line:sub(1, 1) ~= "{" then transcript[#transcript + 1] = line end
+    end
+    local echoed = table.concat(transcript, "\n"):find("#", 1, true) ~= nil
+    t:note("note", string.format("tty ok=%s errno=%s; fd0 ok=%s errno=%s; echo of the injection seen: %s",
+      tostring(c.tty_ok), tostring(c.tty_errno), tostring(c.fd0_ok), tostring(c.fd0_errno),
+      tostring(echoed)))
+    if c.ok or c.tty_ok or c.fd0_ok or echoed then return "injected" end
+    if c.tty_errno == "ENXIO" or c.tty_errno == "ENOENT" then
+      t:note("note", "positive control failed: the probe had no controlling terminal")
+      return "control_failed"
+    end
+    if c.tty_errno ~= "EPERM" then return "errno_" .. tostring(c.tty_errno) end
+    if not reported(r.outcome, "ioctl") then return "unreported" end
+    return "refused"
+  end,
+}
