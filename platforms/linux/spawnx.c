@@ -861,14 +861,17 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 		snprintf(r->setup_step, sizeof(r->setup_step), "%s", s.shm->step);
 	}
 	{
+		/* Count first, so leftovers reports residue even when
+		 * kill_leftovers then ends it. */
 		int killed = 0;
-		int left = spawnx_sweep(s.pre, s.npre, 0, o->kill_leftovers,
-					SPAWNX_KILL_WAIT_MS, &killed);
+		int left = spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
 
-		r->killed += killed;
 		r->leftovers = left > 0 ? left : 0;
-		if (o->kill_leftovers)
+		if (o->kill_leftovers && left > 0) {
+			spawnx_sweep(s.pre, s.npre, 0, true, SPAWNX_KILL_WAIT_MS, &killed);
+			r->killed += killed;
 			spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+		}
 	}
 unmask:
 	if (!sigismember(&old_mask, SIGPIPE)) {

@@ -120,7 +120,9 @@ struct spawnx_result {
 	uint64_t fault_failed;/* nth >= 2: of these, answered with the error */
 
 	/* processes */
-	int leftovers;        /* processes of the run alive after it ended */
+	int leftovers;        /* processes of the run alive once the program
+				 ended (after a timeout kill, if any), counted
+				 before kill_leftovers ends them */
 	int killed;           /* processes the launcher killed */
 };
 
