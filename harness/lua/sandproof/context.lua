@@ -43,6 +43,16 @@ function M.new(sc, runner_name, opts)
   git_workspace(t.ws)
   assert(sp.mkdir(t.outside))
   sp.write(t.outside .. "/victim", "untouched\n")
+  -- A second "outside" that the sandbox can SEE (read-only): the sandbox
+  -- replaces /tmp, so t.outside is invisible inside it; t.visible_outside
+  -- lives under /var/tmp, which stays part of the read-only host view.
+  local vt = sp.mkdtemp("/var/tmp/sandproof-" .. safe .. "-")
+  if vt then
+    t.vtmp = vt
+    t.visible_outside = vt .. "/outside"
+    assert(sp.mkdir(t.visible_outside))
+    sp.write(t.visible_outside .. "/victim", "untouched\n")
+  end
   t.profiles = M.profiles(t)
   math.randomseed(t.seed)
   return t
@@ -248,6 +258,7 @@ function T:finish()
   for _, l in ipairs(self._labs) do pcall(l.destroy, l) end
   self._swappers, self._labs = {}, {}
   if self.tmp then sp.rmtree(self.tmp) end
+  if self.vtmp then sp.rmtree(self.vtmp) end
 end
 
 return M

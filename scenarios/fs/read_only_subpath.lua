@@ -1,0 +1,43 @@
+-- A read_only_subpath stays read-only although it lies inside a write
+-- root: its file cannot be overwritten, appended to, removed or renamed
+-- away, and nothing can be created in it; the rest of the root stays
+-- writable (positive control).
+local function array(t) return setmetatable(t, { __jsonarray = true }) end
+
+return scenario {
+  id = "fs.read_only_subpath",
+  clauses = { "FS-2" },
+  claim = "a read_only_subpath inside a write root cannot be changed, while the rest of the root can",
+  expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
+  run = function(t)
+    local ro = t.ws .. "/vendor"
+    assert(sp.mkdir(ro))
+    assert(sp.write(ro .. "/lib.txt", "original\n"))
+    local p = t.profiles.workspace_write()
+    p.filesystem.write_roots = array { { root = t.ws, read_only_subpaths = array { ro } } }
+    local r = t:ran(t:sandbox {
+      profile = p,
+      probe = {
+        { "write", t.ws .. "/control", "ok" },               -- positive control
+        { "write", ro .. "/lib.txt", "pwned" },
+        { "append", ro .. "/lib.txt", "pwned" },
+        { "write", ro .. "/new.txt", "x" },
+        { "mkdir", ro .. "/newdir" },
+        { "rename", ro .. "/lib.txt", t.ws .. "/moved.txt" },
+        { "unlink", ro .. "/lib.txt" },
+      },
+    })
+    if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
+    local errs = {}
+    for i = 2, #r.probe do
+      local q = r.probe[i]
+      errs[#errs + 1] = q.op .. "=" .. (q.ok and "ok" or tostring(q.errno))
+    end
+    t:note("note", "errnos: " .. table.concat(errs, " "))
+    if sp.read(ro .. "/lib.txt") ~= "original\n" or sp.exists(ro .. "/new.txt") or
+       sp.exists(ro .. "/newdir") or sp.exists(t.ws .. "/moved.txt") then
+      return "written"
+    end
+    return "read_only"
+  end,
+}

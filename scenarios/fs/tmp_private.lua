@@ -1,0 +1,26 @@
+-- With allow_temp, /tmp is writable and private: a file the command
+-- writes there (a path inside this scenario's temp directory, which lies
+-- under the host's /tmp) can be read back inside the sandbox (positive
+-- control: temp really is writable) and never appears on the host.
+return scenario {
+  id = "fs.tmp_private",
+  clauses = { "FS-4" },
+  claim = "with allow_temp, /tmp is writable by the command and what it writes there never reaches the host's /tmp",
+  expect = { linux = { "private" }, macos = { "private" }, windows = { "private" } },
+  run = function(t)
+    local f = t.tmp .. "/written-in-temp"
+    local p = t.profiles.workspace_write()
+    p.filesystem.allow_temp = true
+    local r = t:ran(t:sandbox {
+      profile = p,
+      probe = { { "write", f, "temp-data" }, { "read", f } },
+    })
+    local w, rd = r.probe[1], r.probe[2]
+    t:note("note", string.format("write %s, read back %s",
+      w and (w.ok and "ok" or tostring(w.errno)) or "missing",
+      rd and (rd.ok and tostring(rd.data) or tostring(rd.errno)) or "missing"))
+    if sp.exists(f) then return "leaked" end
+    if not (w and w.ok and rd and rd.ok and rd.data == "temp-data") then return "not_writable" end
+    return "private"
+  end,
+}

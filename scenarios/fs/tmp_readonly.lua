@@ -1,0 +1,30 @@
+-- Without allow_temp, /tmp is an empty read-only tmpfs: a file or a
+-- directory cannot be created there (EROFS), and nothing lands in the
+-- host's /tmp; the workspace stays writable (positive control).
+return scenario {
+  id = "fs.tmp_readonly",
+  clauses = { "FS-4" },
+  claim = "without allow_temp, nothing can be written under /tmp",
+  expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
+  run = function(t)
+    local f, d = t.tmp .. "/written-in-temp", t.tmp .. "/dir-in-temp"
+    local p = t.profiles.workspace_write()
+    p.filesystem.allow_temp = false
+    local r = t:ran(t:sandbox {
+      profile = p,
+      probe = { { "write", t.ws .. "/control", "ok" }, { "write", f, "x" }, { "mkdir", d } },
+    })
+    if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
+    local errs = {}
+    for i = 2, 3 do
+      local q = r.probe[i]
+      errs[#errs + 1] = not q and "missing" or q.ok and "ok" or tostring(q.errno)
+    end
+    t:note("note", "write, mkdir under /tmp: " .. table.concat(errs, " "))
+    if sp.exists(f) or sp.exists(d) then return "written" end
+    for i = 2, 3 do
+      if r.probe[i] and r.probe[i].ok then return "writable_in_sandbox" end
+    end
+    return "read_only"
+  end,
+}
