@@ -24,6 +24,7 @@
 
 #include "db.h"
 #include "envinfo.h"
+#include "report.h"
 #include "runlog.h"
 #include "smoke.h"
 #include "scen.h"
@@ -39,6 +40,10 @@ static const char usage[] =
 "       sandproof list [--filter GLOB]\n"
 "       sandproof env\n"
 "       sandproof smoke [--out DIR] [--runner NAME[,NAME...]]\n"
+"       sandproof report DB [--format html|junit|markdown|tap] [-o FILE]\n"
+"       sandproof diff OLD NEW [--runner R]   (OLD: a database or --baseline FILE)\n"
+"       sandproof baseline DB -o FILE\n"
+"       sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]\n"
 "\n"
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
 "       and records every result in DIR/linux.sqlite (default ./sandproof-out).\n"
@@ -46,6 +51,10 @@ static const char usage[] =
 "       1 when any is not, 2 for usage errors, 3 for internal errors.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
 "env    the environment fingerprint recorded with every run.\n"
+"report renders a database (HTML matrix, JUnit XML, Markdown, TAP).\n"
+"diff   lists verdicts that got worse, better, added, removed; exit 1 on a\n"
+"       regression.  baseline writes the readable export diff compares against.\n"
+"merge  joins per-OS databases into one cross-platform matrix.\n"
 "smoke  checks this host's prerequisites and a few telling properties of\n"
 "       every runner found; exit 0 when the reference runner holds, 1 when a\n"
 "       property fails, 3 when this host cannot enforce the contract at all.\n"
@@ -333,6 +342,14 @@ int main(int argc, char **argv)
 	spawnx_init();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "baseline"))
+		return baseline_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "merge"))
+		return merge_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "smoke"))
 		return smoke_main(&paths, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))

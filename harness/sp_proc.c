@@ -17,7 +17,7 @@
 #include "spawnx.h"
 #include "swap.h"
 
-#define SP_MAX_ARGS 512
+#define SP_MAX_ARGS 4096
 #define SWAPPER_MT "sp.swapper"
 #define BG_MT "sp.bg"
 
@@ -33,12 +33,14 @@ static int strlist(lua_State *L, int idx, const char *field, const char **v, int
 		return -1;
 	}
 	luaL_argexpected(L, lua_istable(L, -1), idx, "table with a list");
-	for (int i = 1; n < max - 1; i++) {
+	for (int i = 1;; i++) {
 		lua_rawgeti(L, -1, i);
 		if (lua_isnil(L, -1)) {
 			lua_pop(L, 1);
 			break;
 		}
+		if (n >= max - 1)
+			luaL_error(L, "sp.spawn: %s has more than %d entries", field, max - 1);
 		v[n++] = luaL_checkstring(L, -1);
 		lua_pop(L, 1);
 	}

@@ -52,8 +52,8 @@ CREATE TABLE scenario (
 	clauses     TEXT NOT NULL,             -- comma list of contract clause ids, e.g. 'NET-1,NET-2'
 	claim       TEXT NOT NULL,             -- the one claim the scenario checks, one sentence
 	file        TEXT,                      -- its file relative to the suite root
-	expect_json TEXT NOT NULL              -- expected verdict sets per platform, a JSON object:
-		CHECK (json_valid(expect_json))    -- {"linux": ["pass"], "macos": ["pass", "unsupported"]}
+	expect_json TEXT NOT NULL              -- expected outcome sets per platform, a JSON object:
+		CHECK (json_valid(expect_json))    -- {"linux": ["denied"], "macos": ["denied"]}
 );
 
 -- One scenario run against one runner within one run.
@@ -66,7 +66,7 @@ CREATE TABLE result (
 		REFERENCES scenario(id),
 	verdict     TEXT NOT NULL         -- what the harness concluded
 		CHECK (verdict IN ('pass', 'fail', 'skip', 'unsupported', 'inconclusive', 'error')),
-	expected    TEXT NOT NULL,        -- comma list of the verdicts expected on this OS
+	expected    TEXT NOT NULL,        -- comma list of the outcomes expected on this OS
 	observed    TEXT,                 -- the outcome the scenario reported, in its words,
 	                                  -- e.g. 'connect 127.0.0.1:8080: ECONNREFUSED'
 	reason      TEXT,                 -- why skip, unsupported, inconclusive or error;

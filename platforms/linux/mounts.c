@@ -16,6 +16,11 @@
 
 #define MPLAN_MAX_TMPFS 8
 
+/* The device of the tmpfs holding the empty covers; set by mplan_apply()
+ * in the sandbox's pid 1 and inherited by the command's process. */
+static dev_t hide_dev;
+static bool hide_dev_set;
+
 static int fail(struct setup_error *err, const char *step, const char *path,
 		int e, const char *detail)
 {
@@ -67,6 +72,7 @@ void mplan_free(struct mplan *p)
 	free(p->ops);
 	free(p->tmp_source);
 	strv_free(&p->writable_dirs);
+	strv_free(&p->deny_read);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -198,6 +204,8 @@ int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_err
 		    !in_write_root(req, req->deny_read.v[i]))
 			continue;
 		rc = add_checked(p, req, MOP_HIDE, "deny_read", req->deny_read.v[i], err);
+		if (rc == 0 && strv_push(&p->deny_read, req->deny_read.v[i]) < 0)
+			rc = fail(err, "plan", NULL, ENOMEM, NULL);
 	}
 	return rc;
 }
@@ -492,6 +500,14 @@ static int hide_build(struct ctx *c)
 	}
 	close(f);
 	c->hide = m;
+	{
+		struct stat st;
+
+		if (fstat(m, &st) == 0) {
+			hide_dev = st.st_dev;
+			hide_dev_set = true;
+		}
+	}
 	return 0;
 }
 
@@ -509,6 +525,24 @@ static int after_pivot(const struct mplan *p, struct setup_error *err)
 	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
 					       MS_NOEXEC, NULL) < 0)
 		return fail(err, "dev", NULL, errno, "make /dev read-only");
+	return 0;
+}
+
+int mplan_verify_hidden(const struct mplan *p, struct setup_error *err)
+{
+	for (size_t i = 0; i < p->deny_read.n; i++) {
+		const char *path = p->deny_read.v[i];
+		struct stat st;
+
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;
+			return fail(err, "deny_read", path, errno, "cannot verify the cover");
+		}
+		if (!hide_dev_set || st.st_dev != hide_dev)
+			return fail(err, "deny_read", path, ESTALE,
+				    "the path appeared or changed during setup and is not covered; refusing");
+	}
 	return 0;
 }
 

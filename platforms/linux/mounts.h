@@ -42,6 +42,8 @@ struct mplan {
 	struct mop *ops;
 	size_t n, cap;
 	struct strv writable_dirs; /* for Landlock: every directory writes may go beneath */
+	struct strv deny_read;     /* every deny_read path the sandbox could see,
+				    * present at plan time or not (verified last) */
 };
 
 /* Build the plan.  Paths that must exist (write roots, read-only subpaths
@@ -56,6 +58,12 @@ int mplan_add(struct mplan *p, enum mop_kind kind, const char *path, bool is_dir
  * Ends with the new root pivoted in, /proc, /dev and /tmp mounted.
  * 0 or -errno with *err naming the step. */
 int mplan_apply(const struct mplan *p, struct setup_error *err);
+
+/* In the command's process, after mplan_apply() in its pid 1 and before
+ * execve: every deny_read path must now be either absent or our empty
+ * cover.  A path that appeared, or whose cover ended up on a renamed-away
+ * object, while setup ran would otherwise be readable: refuse (ESTALE). */
+int mplan_verify_hidden(const struct mplan *p, struct setup_error *err);
 
 void mplan_free(struct mplan *p);
 

@@ -160,6 +160,15 @@ static _Noreturn void command(const struct nsinit *a)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "seccomp_listener", -rc, NULL);
 	if (nfd >= 0)
 		close(nfd); /* the command must never hold its own listener */
+	{
+		struct setup_error e = {0};
+
+		/* The last path lookups before execve: a deny_read path that
+		 * appeared, or whose cover was left on a renamed-away object,
+		 * while setup ran must not reach the command. */
+		if (mplan_verify_hidden(a->mounts, &e) < 0)
+			spawn_fail(rep, SPAWN_MSG_SETUP, e.step, e.err, e.detail);
+	}
 	err = spawn_exec(r->command.v, a->envp);
 	spawn_fail(rep, SPAWN_MSG_EXEC, "exec", err, r->command.v[0]);
 }

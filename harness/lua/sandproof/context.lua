@@ -81,7 +81,7 @@ end
 -- ---- evidence and verdict helpers ------------------------------------------
 
 function T:note(kind, body)
-  if #self.evidence < 64 then
+  if #self.evidence < 256 then
     self.evidence[#self.evidence + 1] = { kind = kind, body = tostring(body):sub(1, 8192) }
   end
 end

@@ -103,7 +103,10 @@ function M.run_one(file, runner_name, opts)
     return debug.traceback(tostring(e), 2)
   end, t)
   t:finish()
-  res.attempts, res.windows_hit, res.min_power = t.power.attempts, t.power.windows, t.power.min
+  res.attempts = t.power.attempts
+  if t.power.min > 0 or t.power.windows > 0 then -- a race states its power
+    res.windows_hit, res.min_power = t.power.windows, t.power.min
+  end
   res.evidence = t.evidence
   if ok then
     res.observed = tostring(observed)

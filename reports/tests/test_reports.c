@@ -1,0 +1,618 @@
+/* test_reports.c - renderers, baseline, diff and merge (reports/).
+ *
+ * Usage: test_reports [PATH/reports/tests]   (the directory holding
+ * junit.xsd, check_junit.py and check_html.py; default: the current one)
+ *
+ * Builds small databases with the db.h write API - several scenarios and
+ * runners, every verdict, a repeated result, an older run, and evidence
+ * holding markup, '&', invalid UTF-8 and control characters - then runs each
+ * subcommand in a forked child (its stdout and stderr into files) and checks
+ * the output.  Every file lives in one mkdtemp directory, removed at the end
+ * (kept, for a look, when TEST_REPORTS_KEEP is set).  python3, prove and xmllint are used when present; a check needing a
+ * missing one is a SKIP. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "t.h"
+#include "db.h"
+#include "report.h"
+
+#ifndef TEST_DIR
+#define TEST_DIR "."
+#endif
+
+static char base[256];
+static const char *test_dir = TEST_DIR;
+
+static const char *P(const char *name)
+{
+	static char bufs[8][PATH_MAX];
+	static int k;
+	char *b = bufs[k++ % 8];
+
+	snprintf(b, PATH_MAX, "%s/%s", base, name);
+	return b;
+}
+
+static void cleanup(void)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(P(e->d_name));
+	closedir(d);
+	rmdir(base);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, k;
+
+	if (!f)
+		return strdup("");
+	do {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? 2 * cap : 8192;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		k = fread(buf + n, 1, cap - n - 1, f);
+		n += k;
+	} while (k > 0);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Runs fn(argv) in a child with stdout into out and stderr into err (NULL:
+ * the base's "stdout"/"stderr"); returns its exit status, or -1. */
+static int sub(int (*fn)(int, char **), const char *out, const char *err, ...)
+{
+	char *argv[32];
+	int argc = 0, st;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, err);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int o = open(out ? out : P("stdout"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err ? err : P("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(99);
+		st = fn(argc, argv);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(st);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs a shell command line (for python3, prove, xmllint); its exit status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	st = system(cmd);
+	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int have(const char *prog)
+{
+	return sh("command -v %s >/dev/null 2>&1", prog) == 0;
+}
+
+/* ---- building databases ------------------------------------------------ */
+
+static const char *const EVIL_EV =
+	"{\"op\":\"write\",\"ok\":false,\"errno\":\"EACCES\"}\n"
+	"<script>alert('x')</script> & \"quoted\" ]]> \x01\x1b[31m bad utf8 \xff\xfe end\n"
+	"```\n<script>fenced()</script>\n";
+
+static void scen(struct db *db, const char *id, const char *area, const char *claim)
+{
+	struct db_scenario s = {
+		.id = id, .area = area, .clauses = "FS-1", .claim = claim,
+		.file = "scenarios/x.lua", .expect_json = "{\"linux\":[\"pass\"]}",
+	};
+
+	if (db_scenario_put(db, &s))
+		fprintf(stderr, "scenario %s: %s\n", id, db_last_error(db));
+}
+
+static int64_t run(struct db *db, const char *os, const char *started, const char *runners)
+{
+	struct db_run r = {
+		.started_at = started, .os = os, .kernel = "6.18.0", .arch = "x86_64",
+		.user = "tester", .uid = 1000, .harness_version = "0.1.0",
+		.git_revision = "abc123", .runners = runners, .seed = 7,
+		.env_json = "{\"landlock_abi\":7,\"seccomp_notify\":true,\"userns\":{\"kernel.x\":\"1\"}}",
+	};
+	int64_t id = db_run_begin(db, &r);
+
+	if (id < 0)
+		fprintf(stderr, "run: %s\n", db_last_error(db));
+	return id;
+}
+
+static void res(struct db *db, int64_t run_id, const char *runner, const char *sid,
+		const char *verdict, const char *reason, const char *evidence)
+{
+	struct db_result r = {
+		.run_id = run_id, .runner = runner, .scenario_id = sid, .verdict = verdict,
+		.expected = "pass", .observed = "denied <b>bold</b>", .reason = reason,
+		.attempts = 1, .windows_hit = -1, .min_windows = -1, .seed = 7,
+		.duration_ms = 12,
+	};
+	struct db_evidence ev[2] = {
+		{ "probe", evidence ? evidence : "{\"op\":\"write\",\"ok\":true}" },
+		{ "stderr", "tail & more" },
+	};
+
+	if (!strcmp(sid, "net.deny"))
+		r.windows_hit = 0;   /* how the harness records a plain scenario */
+	if (!strcmp(sid, "swap.race")) {
+		r.attempts = 100;
+		r.windows_hit = 3;
+		r.min_windows = 10;
+	}
+	if (db_result_add(db, &r, ev, 2) < 0)
+		fprintf(stderr, "result %s/%s: %s\n", sid, runner, db_last_error(db));
+}
+
+/* Database A (linux): an older run, then a run of ref and none over five
+ * scenarios with every verdict; proc.tree is run twice for ref (pass, then
+ * error) and not at all for none. */
+static int make_a(const char *path, const char *net_ref, const char *net_none)
+{
+	struct db *db;
+	char err[512];
+	int64_t r1, r2;
+
+	if (db_open(path, &db, err, sizeof err)) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	scen(db, "fs.write.outside", "fs", "writes stay in the workspace <img src=x onerror=alert(1)>");
+	scen(db, "meta.hooks", "meta", "hooks are read-only");
+	scen(db, "swap.race", "swap", "a swapped dir never redirects a write");
+	scen(db, "net.deny", "net", "no network & no loopback");
+	scen(db, "proc.tree", "proc", "the tree dies");
+	r1 = run(db, "linux", "2025-01-01T00:00:00.000Z", "ref");
+	res(db, r1, "ref", "fs.write.outside", "fail", NULL, NULL);
+	db_run_finish(db, r1, "2025-01-01T00:01:00.000Z");
+	r2 = run(db, "linux", "2025-06-01T12:00:00.000Z", "ref,none");
+	res(db, r2, "ref", "fs.write.outside", "pass", NULL, NULL);
+	res(db, r2, "none", "fs.write.outside", "fail", NULL, EVIL_EV);
+	res(db, r2, "ref", "meta.hooks", "skip", "landlock unavailable <b>#1</b>", NULL);
+	res(db, r2, "none", "meta.hooks", "unsupported", "cannot express protected names", NULL);
+	res(db, r2, "ref", "swap.race", "inconclusive", "3 windows < 10", NULL);
+	res(db, r2, "none", "swap.race", "error", "lua error", "traceback <script>");
+	res(db, r2, "ref", "net.deny", net_ref, NULL, NULL);
+	res(db, r2, "none", "net.deny", net_none, NULL, NULL);
+	res(db, r2, "ref", "proc.tree", "pass", NULL, NULL);
+	res(db, r2, "ref", "proc.tree", "error", "repeat 2 broke", NULL);
+	db_run_finish(db, r2, "2025-06-01T12:05:00.000Z");
+	return db_close(db);
+}
+
+/* A later run appended to a copy of A: ref net.deny gets worse, none's
+ * gets better. */
+static int add_later_run(const char *path, const char *net_ref, const char *net_none)
+{
+	struct db *db;
+	char err[512];
+	int64_t r3;
+
+	if (db_open(path, &db, err, sizeof err))
+		return -1;
+	r3 = run(db, "linux", "2025-07-01T00:00:00.000Z", "ref,none");
+	res(db, r3, "ref", "fs.write.outside", "pass", NULL, NULL);
+	res(db, r3, "ref", "net.deny", net_ref, NULL, NULL);
+	res(db, r3, "none", "net.deny", net_none, NULL, NULL);
+	db_run_finish(db, r3, NULL);
+	return db_close(db);
+}
+
+/* A one-run database of os with two scenarios for ref, both pass. */
+static int make_os(const char *path, const char *os, const char *started)
+{
+	struct db *db;
+	char err[512];
+	struct db_scenario s = {
+		.id = "net.deny", .area = "net", .clauses = "NET-1", .claim = "no network",
+		.expect_json = NULL,
+	};
+	int64_t r;
+	char ex[128];
+
+	if (db_open(path, &db, err, sizeof err))
+		return -1;
+	snprintf(ex, sizeof ex, "{\"%s\":[\"denied\"]}", os);
+	s.expect_json = ex;
+	db_scenario_put(db, &s);
+	scen(db, !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "fs", "os specific");
+	r = run(db, os, started, "ref");
+	res(db, r, "ref", "net.deny", "pass", NULL, NULL);
+	res(db, r, "ref", !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "pass",
+	    NULL, NULL);
+	db_run_finish(db, r, NULL);
+	return db_close(db);
+}
+
+/* A byte copy (a closed database has no -wal to carry along). */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[8192];
+	size_t k;
+	int r = in && out ? 0 : -1;
+
+	while (r == 0 && (k = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, k, out) != k)
+			r = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		r = -1;
+	return r;
+}
+
+static int64_t sq_int(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1000;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+/* Lines outside code fences hold no "<script" (Markdown renders raw HTML). */
+static int md_no_raw_script(const char *md)
+{
+	size_t fence = 0;
+
+	for (const char *l = md; *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l), ticks = 0;
+
+		while (ticks < len && l[ticks] == '`')
+			ticks++;
+		if (ticks >= 3 && (fence == 0 || ticks == fence))
+			fence = fence ? 0 : ticks;
+		else if (!fence && memmem(l, len, "<script", 7))
+			return 0;
+		l += len + (nl != NULL);
+	}
+	return 1;
+}
+
+static void check_html(const char *db)
+{
+	char *h;
+
+	t_ok(sub(report_main, NULL, NULL, "report", db, "-o", P("r.html"), NULL) == 0,
+	     "report --format html (default) -o FILE exits 0");
+	h = slurp(P("r.html"));
+	t_ok(count(h, "<table id=\"matrix\">") == 1, "HTML has one <table id=\"matrix\">");
+	t_ok(count(h, "<td class=\"cell ") == 10, "HTML has 5 scenarios x 2 runners = 10 cells (got %zu)",
+	     count(h, "<td class=\"cell "));
+	t_ok(count(h, "data-verdict=\"none\" data-scenario=\"proc.tree\" data-os=\"linux\" data-runner=\"none\"") == 1,
+	     "a scenario not run is a cell with data-verdict=none");
+	t_ok(count(h, "<script") == 1 && count(h, "<img") == 0,
+	     "no <script> or <img> from evidence or claims: only the report's own script");
+	t_ok(count(h, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;") == 1,
+	     "evidence is shown, escaped");
+	t_ok(!strchr(h, '\x01') && !strchr(h, '\x1b') && count(h, "\xEF\xBF\xBD") >= 2,
+	     "control characters dropped, invalid UTF-8 replaced by U+FFFD");
+	t_ok(count(h, "data-verdict=\"pass\" data-scenario=\"fs.write.outside\" data-os=\"linux\" data-runner=\"ref\"") == 1,
+	     "the latest run per runner is shown (older fail hidden)");
+	t_ok(count(h, "data-verdict=\"error\" data-scenario=\"proc.tree\" data-os=\"linux\" data-runner=\"ref\"") == 1
+	     && count(h, "worst of 2") == 1, "repeats fold into the worst verdict");
+	t_ok(count(h, "race 3/100 min 10</span>") == 2 && count(h, "class=\"race low\"") == 2 &&
+	     count(h, "class=\"race") == 2,
+	     "race power shown (attempts, windows hit, minimum)");
+	t_ok(count(h, "&quot;landlock_abi&quot;:\t7") == 1 || count(h, "&quot;landlock_abi&quot;: 7") == 1,
+	     "environment fingerprint shown");
+	t_ok(count(h, "://") == 0 && count(h, "default-src 'none'") == 1,
+	     "nothing fetched: no URL, a CSP of default-src 'none'");
+	t_ok(count(h, "data-area=\"swap\"") >= 2 && count(h, "data-v=\"inconclusive\"") == 1,
+	     "filters by area and verdict");
+	if (have("python3"))
+		t_ok(sh("python3 %s/check_html.py %s 10 >%s 2>&1", test_dir, P("r.html"),
+			P("py.out")) == 0, "python html.parser: one script element, 10 matrix cells, no injected element");
+	else
+		t_skipped("python3 missing: HTML parse check");
+	free(h);
+}
+
+static void check_junit(const char *db)
+{
+	t_ok(sub(report_main, NULL, NULL, "report", "--format", "junit", db, "-o", P("r.xml"), NULL) == 0,
+	     "report --format junit exits 0");
+	if (have("python3"))
+		t_ok(sh("python3 %s/check_junit.py %s/junit.xsd %s 9 2 3 2 >%s 2>&1", test_dir,
+			test_dir, P("r.xml"), P("py.out")) == 0,
+		     "JUnit parses (xml.etree), counts 9 tests 2 failures 3 errors 2 skipped, valid against junit.xsd");
+	else
+		t_skipped("python3 missing: JUnit parse");
+	if (have("xmllint"))
+		t_ok(sh("xmllint --noout --schema %s/junit.xsd %s >%s 2>&1", test_dir, P("r.xml"),
+			P("lint.out")) == 0, "xmllint --schema junit.xsd accepts it");
+	else
+		t_skipped("xmllint missing: second schema check");
+}
+
+static void check_tap_md(const char *db, const char *good_db)
+{
+	char *t, *m;
+
+	t_ok(sub(report_main, NULL, NULL, "report", db, "--format", "tap", "-o", P("r.tap"), NULL) == 0,
+	     "report --format tap exits 0");
+	t = slurp(P("r.tap"));
+	t_ok(count(t, "\n1..9\n") == 1 && count(t, "\nok ") == 4 && count(t, "\nnot ok ") == 5 &&
+	     count(t, " # SKIP ") == 2, "TAP: plan 1..9, 4 ok (2 SKIP), 5 not ok");
+	t_ok(count(t, "\n<script") == 0 && count(t, "\n#   <script>alert") == 1,
+	     "TAP evidence lines are diagnostics");
+	if (have("prove")) {
+		t_ok(sh("prove -v --exec cat %s >%s 2>&1", P("r.tap"), P("prove.out")) != 0 &&
+		     sh("grep -q 'Failed 5/9 subtests' %s", P("prove.out")) == 0 &&
+		     sh("grep -qi 'parse error' %s", P("prove.out")) != 0,
+		     "prove parses it: Failed 5/9 subtests, no parse error");
+		t_ok(sub(report_main, NULL, NULL, "report", good_db, "--format", "tap", "-o",
+			 P("good.tap"), NULL) == 0 &&
+		     sh("prove --exec cat %s >%s 2>&1", P("good.tap"), P("prove.out")) == 0,
+		     "prove passes a database of passes");
+	} else {
+		t_skipped("prove missing");
+		t_skipped("prove missing");
+	}
+	t_ok(sub(report_main, NULL, NULL, "report", db, "--format", "markdown", "-o", P("r.md"), NULL) == 0,
+	     "report --format markdown exits 0");
+	m = slurp(P("r.md"));
+	t_ok(count(m, "## sandproof results") == 1 && count(m, "### Not passing (5)") == 1 &&
+	     count(m, "| ref | 2 | 0 | **1** | **1** | **1** | 0 | 0 |") == 1,
+	     "Markdown: summary table row and the failing results");
+	t_ok(md_no_raw_script(m) && count(m, "<details>") == 6,
+	     "Markdown: evidence only in fences and <details>, no raw <script>");
+	free(t);
+	free(m);
+}
+
+static void check_diff(const char *a, const char *b, const char *c)
+{
+	char *o;
+	cJSON *j;
+	const cJSON *v;
+
+	t_ok(sub(diff_main, NULL, NULL, "diff", a, b, NULL) == 1, "diff: planted regression exits 1");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "worse (1):\n  linux/ref  net.deny  pass -> fail") == 1 &&
+	     count(o, "better (1):\n  linux/none  net.deny  fail -> pass") == 1,
+	     "diff lists the worse and the better result");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--runner", "none", a, b, NULL) == 0,
+	     "diff --runner none: an improvement only exits 0");
+	t_ok(sub(diff_main, NULL, NULL, "diff", a, c, NULL) == 0, "diff of an improvement exits 0");
+	t_ok(sub(diff_main, NULL, NULL, "diff", a, a, NULL) == 0, "diff of a database with itself exits 0");
+
+	t_ok(sub(baseline_main, NULL, NULL, "baseline", a, "-o", P("base.json"), NULL) == 0 &&
+	     sub(baseline_main, P("base2.json"), NULL, "baseline", a, NULL) == 0,
+	     "baseline -o FILE and to stdout exit 0");
+	o = slurp(P("base.json"));
+	{
+		char *o2 = slurp(P("base2.json"));
+
+		t_ok(!strcmp(o, o2) && count(o, "\n\t\t\t\t\"fs.write.outside\": {\"verdict\": \"pass\", \"expected\": \"pass\"},\n") == 1,
+		     "baseline is stable, one scenario per line");
+		free(o2);
+	}
+	j = cJSON_Parse(o);
+	v = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(j, "results"), "linux"), "none"), "meta.hooks"), "verdict");
+	t_ok(cJSON_IsString(v) && !strcmp(v->valuestring, "unsupported"),
+	     "baseline: results.linux.none[meta.hooks].verdict is unsupported");
+	cJSON_Delete(j);
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--baseline", P("base.json"), a, NULL) == 0,
+	     "diff --baseline against its own database exits 0");
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--baseline", P("base.json"), b, NULL) == 1,
+	     "diff --baseline detects the regression");
+	t_ok(sub(diff_main, NULL, NULL, "diff", P("base.json"), b, NULL) == 1,
+	     "diff OLD NEW takes a baseline export as OLD");
+}
+
+/* Runs fn; its exit status must be want and its stderr must name what. */
+static int fails_naming(int (*fn)(int, char **), int want, const char *what, ...)
+{
+	char *argv[16], *e;
+	int argc = 0, st;
+	va_list ap;
+
+	va_start(ap, what);
+	while (argc < 15 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	st = sub(fn, NULL, NULL, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], NULL);
+	e = slurp(P("stderr"));
+	st = st == want && strstr(e, what) != NULL;
+	if (!st)
+		printf("# stderr: %s", e);
+	free(e);
+	return st;
+}
+
+static void check_bad_input(const char *a)
+{
+	sqlite3 *h;
+
+	t_ok(fails_naming(report_main, 2, "missing.sqlite: cannot open", "report",
+			  P("missing.sqlite"), NULL), "missing database: exit 2, named");
+	sh("echo 'not a database at all, just some text padding it out to a page' > %s", P("junk.sqlite"));
+	t_ok(fails_naming(diff_main, 2, "junk.sqlite: not a sqlite database", "diff", a,
+			  P("junk.sqlite"), NULL), "non-sqlite file: exit 2, named");
+	copy_file(a, P("newer.sqlite"));
+	if (sqlite3_open(P("newer.sqlite"), &h) == SQLITE_OK) {
+		sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
+		sqlite3_close(h);
+	}
+	t_ok(fails_naming(report_main, 2, "newer.sqlite: schema version 99 is newer", "report",
+			  P("newer.sqlite"), "--format", "tap", NULL), "newer schema: exit 2, named");
+	sh("echo '{\"format\": \"sandproof-baseline\", \"version\": 2, \"results\": {}}' > %s",
+	   P("newer.json"));
+	t_ok(fails_naming(diff_main, 2, "newer.json: baseline version 2", "diff", "--baseline",
+			  P("newer.json"), a, NULL), "newer baseline version: exit 2, named");
+	t_ok(fails_naming(merge_main, 2, "missing.sqlite", "merge", P("missing.sqlite"), "-o",
+			  P("m.sqlite"), NULL) && access(P("m.sqlite"), F_OK) != 0,
+	     "merge of a missing input: exit 2, named, no output");
+	t_ok(sub(report_main, NULL, NULL, "report", a, "--format", "pdf", NULL) == 2 &&
+	     sub(diff_main, NULL, NULL, "diff", a, NULL) == 2 &&
+	     sub(merge_main, NULL, NULL, "merge", a, NULL) == 2,
+	     "usage errors exit 2");
+	t_ok(sub(report_main, NULL, NULL, "report", a, "-o", "/nonexistent-dir/x.html", NULL) == 2,
+	     "unwritable -o: exit 2");
+}
+
+static void check_merge(void)
+{
+	char *h;
+	struct stat st1, st2;
+
+	make_os(P("linux.sqlite"), "linux", "2025-06-01T00:00:00.000Z");
+	make_os(P("macos.sqlite"), "macos", "2025-06-01T00:00:01.000Z");
+	t_ok(sub(merge_main, NULL, NULL, "merge", P("linux.sqlite"), P("macos.sqlite"), "-o",
+		 P("all.sqlite"), NULL) == 0, "merge A B -o ALL exits 0");
+	t_ok(sq_int(P("all.sqlite"), "SELECT count(*) FROM run") == 2 &&
+	     sq_int(P("all.sqlite"), "SELECT count(DISTINCT os) FROM run") == 2 &&
+	     sq_int(P("all.sqlite"), "SELECT count(*) FROM result") == 4 &&
+	     sq_int(P("all.sqlite"), "SELECT count(*) FROM evidence") == 8,
+	     "merged: both runs keep their OS, with every result and evidence");
+	t_ok(sq_int(P("all.sqlite"), "SELECT count(*) FROM scenario WHERE id = 'net.deny' AND "
+		    "json_extract(expect_json, '$.linux[0]') = 'denied' AND "
+		    "json_extract(expect_json, '$.macos[0]') = 'denied'") == 1,
+	     "merged scenario expectations are the union of the platforms'");
+	t_ok(sub(report_main, NULL, NULL, "report", P("all.sqlite"), "-o", P("all.html"), NULL) == 0,
+	     "report of the merged database exits 0");
+	h = slurp(P("all.html"));
+	t_ok(count(h, "<td class=\"cell ") == 3 * 2 && count(h, "data-runner=\"ref\">linux/ref</th>") == 1 &&
+	     count(h, "data-runner=\"ref\">macos/ref</th>") == 1, "cross-platform matrix: os/runner columns, 3 x 2 cells");
+	free(h);
+	stat(P("all.sqlite"), &st1);
+	t_ok(fails_naming(merge_main, 2, "all.sqlite exists; give --force", "merge",
+			  P("linux.sqlite"), "-o", P("all.sqlite"), NULL) &&
+	     stat(P("all.sqlite"), &st2) == 0 && st1.st_ino == st2.st_ino &&
+	     st1.st_size == st2.st_size, "an existing output is refused without --force, untouched");
+	t_ok(sub(merge_main, NULL, NULL, "merge", P("linux.sqlite"), P("linux.sqlite"), "-o",
+		 P("all.sqlite"), "--force", NULL) == 0 &&
+	     sq_int(P("all.sqlite"), "SELECT count(*) FROM run") == 1,
+	     "--force replaces it; a run given twice is copied once");
+	sh("echo frames > %s", P("busy.sqlite-wal"));
+	t_ok(fails_naming(merge_main, 2, "busy.sqlite-wal is not empty", "merge", P("linux.sqlite"),
+			  "-o", P("busy.sqlite"), NULL) && access(P("busy.sqlite"), F_OK) != 0,
+	     "an output with a live -wal log is refused");
+	t_ok(sub(merge_main, NULL, NULL, "merge", P("linux.sqlite"), P("junk.sqlite"), "-o",
+		 P("none.sqlite"), NULL) == 2 && access(P("none.sqlite"), F_OK) != 0,
+	     "a bad input: exit 2, no output left");
+	{
+		DIR *d = opendir(base);
+		struct dirent *e;
+		int tmp = 0;
+
+		while (d && (e = readdir(d)))
+			tmp += strstr(e->d_name, ".tmp-") != NULL;
+		if (d)
+			closedir(d);
+		t_ok(tmp == 0, "no temporary file left behind");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	if (argc > 1)
+		test_dir = argv[1];
+	snprintf(base, sizeof base, "%s/test_reports.XXXXXX", tmpdir);
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	t_ok(make_a(P("a.sqlite"), "pass", "fail") == 0, "database A built with the db.h write API");
+	copy_file(P("a.sqlite"), P("b.sqlite"));
+	add_later_run(P("b.sqlite"), "fail", "pass");
+	copy_file(P("a.sqlite"), P("c.sqlite"));
+	add_later_run(P("c.sqlite"), "pass", "pass");
+	make_os(P("good.sqlite"), "linux", "2025-06-01T00:00:00.000Z");
+
+	/* P() reuses its buffers: keep these paths apart */
+	{
+		char *a = strdup(P("a.sqlite")), *b = strdup(P("b.sqlite"));
+		char *c = strdup(P("c.sqlite")), *good = strdup(P("good.sqlite"));
+
+		check_html(a);
+		check_junit(a);
+		check_tap_md(a, good);
+		check_diff(a, b, c);
+		check_bad_input(a);
+		check_merge();
+		free(a); free(b); free(c); free(good);
+	}
+	if (getenv("TEST_REPORTS_KEEP"))
+		printf("# kept %s\n", base);
+	else
+		cleanup();
+	return t_done();
+}

@@ -1,0 +1,98 @@
+-- (c) During the run: from the command's first instruction on, a swapper
+-- exchanges the read-only subpath with a symlink to a directory outside the
+-- policy in a tight loop, while the command keeps writing through both
+-- names (one of them always holds the real read-only directory) and
+-- appending to a workspace file (the positive control).  The read-only
+-- content must never change and nothing may land outside.  The swapper is
+-- started from a hold on the command's first nanosleep, so the race covers
+-- the run (setup is covered by swap.ro_subpath_held).
+local function array(t) return setmetatable(t, { __jsonarray = true }) end
+
+-- Host oracle: one line per entry under dir (path, type, a file's content);
+-- symlinks are listed, never followed.  Equal snapshots: nothing changed.
+local function snapshot(dir)
+  local out = {}
+  local function walk(rel)
+    local p = rel == "" and dir or dir .. "/" .. rel
+    local st = sp.lstat(p)
+    if not st then out[#out + 1] = rel .. " absent" return end
+    if st.type == "dir" then
+      out[#out + 1] = rel .. "/"
+      local names = sp.listdir(p) or {}
+      table.sort(names)
+      for _, n in ipairs(names) do walk(rel == "" and n or rel .. "/" .. n) end
+    else
+      out[#out + 1] = rel .. " " .. st.type .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n"))
+    end
+  end
+  walk("")
+  return table.concat(out, "\n")
+end
+
+-- The lines of after that are not in before (what appeared or changed).
+local function diff(before, after)
+  local seen, d = {}, {}
+  for l in before:gmatch("[^\n]+") do seen[l] = true end
+  for l in after:gmatch("[^\n]+") do
+    if not seen[l] then d[#d + 1] = l:sub(1, 120) end
+  end
+  return #d > 0 and table.concat(d, "; ") or "(entries removed)"
+end
+
+-- at most 512 probe arguments in all (the harness's argv bound)
+local ROUNDS, MIN_EXCHANGES = 20, 1000
+
+return scenario {
+  id = "swap.ro_subpath_swapper",
+  clauses = { "SWAP-3", "FS-2" },
+  claim = "a read-only subpath exchanged with a symlink to outside continuously while the command writes never becomes writable and never redirects a write outside",
+  expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  run = function(t)
+    local ro, link = t.ws .. "/ro", t.ws .. "/ro_link"
+    assert(sp.mkdir(ro))
+    assert(sp.write(ro .. "/keep", "keep\n"))
+    assert(sp.symlink(t.outside, link))
+    local ro_before, out_before = snapshot(ro), snapshot(t.outside)
+    local profile = t.profiles.workspace_write()
+    profile.filesystem.write_roots = array { { root = t.ws, read_only_subpaths = array { ro } } }
+    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    for _ = 1, ROUNDS do
+      ops[#ops + 1] = { "append", t.ws .. "/ok", "x" }   -- positive control
+      ops[#ops + 1] = { "append", ro .. "/keep", "pwned\n" }
+      ops[#ops + 1] = { "write", ro .. "/f", "x" }
+      ops[#ops + 1] = { "write", link .. "/f", "x" }
+      ops[#ops + 1] = { "append", link .. "/keep", "pwned\n" }
+      ops[#ops + 1] = { "sleep", 4 }
+    end
+    local s
+    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
+                       sandbox = { profile = profile, probe = ops },
+                       action = function() s = t:swapper(ro, link) end }
+    local exchanges = s and s:stop() or 0     -- restores the original arrangement
+    t:ran(r)
+    local errs, ok_ctl = {}, 0
+    for _, x in ipairs(r.probe) do
+      if x.op == "append" and x.ok and ops[x.i + 1][2] == t.ws .. "/ok" then
+        ok_ctl = ok_ctl + 1
+      elseif not x.ok then
+        errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1
+      end
+    end
+    local es = {}
+    for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
+    table.sort(es)
+    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
+    t:note("note", string.format("%d exchanges during the run; %d/%d control appends ok; refused writes %s; outcome %s",
+      exchanges, ok_ctl, ROUNDS, table.concat(es, " "), tostring(r.outcome.kind)))
+    if snapshot(ro) ~= ro_before then
+      t:note("note", "read-only subpath changed: " .. diff(ro_before, snapshot(ro)))
+      return "escaped"
+    end
+    if snapshot(t.outside) ~= out_before then
+      t:note("note", "outside changed: " .. diff(out_before, snapshot(t.outside)))
+      return "escaped"
+    end
+    if ok_ctl ~= ROUNDS or #(sp.read(t.ws .. "/ok") or "") ~= ROUNDS then return "control_failed" end
+    return "confined"
+  end,
+}

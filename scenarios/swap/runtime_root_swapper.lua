@@ -1,0 +1,100 @@
+-- (c) During the run: from the command's first instruction on, a swapper
+-- exchanges the workspace's runtime root with a symlink to a directory
+-- outside the policy in a tight loop, while the command keeps appending to
+-- files in the root's tmp/ and cache/ (by their host paths, which name
+-- them in the sandbox too, RT-3) and through the root's own name.  Every
+-- append to tmp/ and cache/ must land in the pinned root, none outside.
+-- The swapper is started from a hold on the command's first nanosleep, so
+-- the race covers the run (setup is covered by swap.runtime_root_held).
+
+-- Host oracle: one line per entry under dir (path, type, a file's content);
+-- symlinks are listed, never followed.  Equal snapshots: nothing changed.
+local function snapshot(dir)
+  local out = {}
+  local function walk(rel)
+    local p = rel == "" and dir or dir .. "/" .. rel
+    local st = sp.lstat(p)
+    if not st then out[#out + 1] = rel .. " absent" return end
+    if st.type == "dir" then
+      out[#out + 1] = rel .. "/"
+      local names = sp.listdir(p) or {}
+      table.sort(names)
+      for _, n in ipairs(names) do walk(rel == "" and n or rel .. "/" .. n) end
+    else
+      out[#out + 1] = rel .. " " .. st.type .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n"))
+    end
+  end
+  walk("")
+  return table.concat(out, "\n")
+end
+
+-- The lines of after that are not in before (what appeared or changed).
+local function diff(before, after)
+  local seen, d = {}, {}
+  for l in before:gmatch("[^\n]+") do seen[l] = true end
+  for l in after:gmatch("[^\n]+") do
+    if not seen[l] then d[#d + 1] = l:sub(1, 120) end
+  end
+  return #d > 0 and table.concat(d, "; ") or "(entries removed)"
+end
+
+-- at most 512 probe arguments in all (the harness's argv bound)
+local ROUNDS, MIN_EXCHANGES = 30, 1000
+
+return scenario {
+  id = "swap.runtime_root_swapper",
+  clauses = { "SWAP-3", "RT-3", "RT-4" },
+  claim = "a runtime root exchanged with a symlink to outside continuously while the command writes to its TMPDIR and cache never redirects a write outside",
+  expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  run = function(t)
+    local profile = t.profiles.workspace_write()
+    profile.runtime = { parent = t.tmp .. "/rt", max_age_s = 3600, max_roots = 8 }
+    -- a first run provisions the root and names it
+    local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR" } } })
+    local root = r0.outcome.runtime and r0.outcome.runtime.root
+    if not (root and r0.probe[1] and r0.probe[1].value == root .. "/tmp") then
+      t:note("note", "no runtime root reported, or TMPDIR not in it")
+      return "control_failed"
+    end
+    local link = t.tmp .. "/rt_link"
+    assert(sp.symlink(t.outside, link))
+    local before = snapshot(t.outside)
+    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    for _ = 1, ROUNDS do
+      ops[#ops + 1] = { "append", root .. "/tmp/f", "x" }
+      ops[#ops + 1] = { "append", root .. "/cache/f", "x" }
+      ops[#ops + 1] = { "append", root .. "/victim", "pwned\n" }   -- through the root's name
+      ops[#ops + 1] = { "sleep", 3 }
+    end
+    local s
+    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
+                       sandbox = { profile = profile, probe = ops },
+                       action = function() s = t:swapper(root, link) end }
+    local exchanges = s and s:stop() or 0     -- restores the original arrangement
+    t:ran(r)
+    local ok_writes, errs = 0, {}
+    for _, x in ipairs(r.probe) do
+      local path = ops[x.i + 1][2]
+      if x.op == "append" and x.ok and (path == root .. "/tmp/f" or path == root .. "/cache/f") then
+        ok_writes = ok_writes + 1
+      elseif not x.ok then
+        errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1
+      end
+    end
+    local es = {}
+    for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
+    table.sort(es)
+    local landed = #(sp.read(root .. "/tmp/f") or "") + #(sp.read(root .. "/cache/f") or "")
+    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
+    t:note("note", string.format("%d exchanges during the run; %d/%d appends to tmp/ and cache/ ok, %d bytes in the pinned root; failed ops %s; outcome %s",
+      exchanges, ok_writes, 2 * ROUNDS, landed, table.concat(es, " "), tostring(r.outcome.kind)))
+    local now = snapshot(t.outside)
+    if now ~= before then
+      t:note("note", "outside changed: " .. diff(before, now))
+      return "escaped"
+    end
+    -- positive control: the command really wrote, and into the pinned root
+    if ok_writes ~= 2 * ROUNDS or landed ~= 2 * ROUNDS then return "control_failed" end
+    return "confined"
+  end,
+}

@@ -1,0 +1,90 @@
+-- (a) Before the run: the write root named in the request is a symlink to a
+-- directory outside the policy, or passes through a symlinked ancestor.  A
+-- runner that resolves the name follows the link and makes the outside
+-- writable; the contract wants it refused (or, at the least, confined).
+-- The oracle is the host: t.outside must be exactly as it was.
+local function array(t) return setmetatable(t, { __jsonarray = true }) end
+
+-- Host oracle: one line per entry under dir (path, type, a file's content);
+-- symlinks are listed, never followed.  Equal snapshots: nothing changed.
+local function snapshot(dir)
+  local out = {}
+  local function walk(rel)
+    local p = rel == "" and dir or dir .. "/" .. rel
+    local st = sp.lstat(p)
+    if not st then out[#out + 1] = rel .. " absent" return end
+    if st.type == "dir" then
+      out[#out + 1] = rel .. "/"
+      local names = sp.listdir(p) or {}
+      table.sort(names)
+      for _, n in ipairs(names) do walk(rel == "" and n or rel .. "/" .. n) end
+    else
+      out[#out + 1] = rel .. " " .. st.type .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n"))
+    end
+  end
+  walk("")
+  return table.concat(out, "\n")
+end
+
+-- The lines of after that are not in before (what appeared or changed).
+local function diff(before, after)
+  local seen, d = {}, {}
+  for l in before:gmatch("[^\n]+") do seen[l] = true end
+  for l in after:gmatch("[^\n]+") do
+    if not seen[l] then d[#d + 1] = l:sub(1, 120) end
+  end
+  return #d > 0 and table.concat(d, "; ") or "(entries removed)"
+end
+
+return scenario {
+  id = "swap.write_root_symlink_before",
+  clauses = { "SWAP-1", "FS-1" },
+  claim = "a write root that is, or passes through, a symlink to a directory outside the policy when the run starts is refused or confined: no write lands outside",
+  expect = { linux = { "refused", "confined" }, macos = { "refused", "confined" },
+             windows = { "refused", "confined" } },
+  run = function(t)
+    local root = t.tmp .. "/root"
+    assert(sp.mkdir(root))
+    assert(sp.mkdir(t.outside .. "/sub"))
+    assert(sp.symlink(t.outside, t.tmp .. "/link"))    -- the write root itself a link
+    assert(sp.symlink(t.outside, t.tmp .. "/anc"))     -- an ancestor of it a link
+    local before = snapshot(t.outside)
+    local function spec(wr)
+      local p = t.profiles.workspace_write()
+      p.filesystem.write_roots = array { { root = wr } }
+      return { profile = p, cwd = "/", probe = {
+        { "write", wr .. "/f", "x" },
+        { "append", wr .. "/victim", "pwned\n" },
+        { "mkdir", wr .. "/d" },
+      } }
+    end
+    -- positive control: the same request on a real directory runs and writes
+    local r0 = t:ran(t:sandbox(spec(root)))
+    if sp.read(root .. "/f") ~= "x" then
+      t:note("note", "control: the write into the real write root did not land")
+      return "control_failed"
+    end
+    local refused, ran = 0, 0
+    for _, wr in ipairs { t.tmp .. "/link", t.tmp .. "/anc/sub" } do
+      local r = t:sandbox(spec(wr))
+      local o = r.outcome
+      if o.kind == "sandbox_setup_failure" then
+        refused = refused + 1
+        t:note("note", string.format("%s: refused, step %s errno %s", wr,
+          tostring(o.setup_error and o.setup_error.step), tostring(o.setup_error and o.setup_error.errno)))
+      else
+        t:ran(r)
+        ran = ran + 1
+        local e = {}
+        for _, p in ipairs(r.probe) do e[#e + 1] = p.op .. " " .. (p.ok and "ok" or tostring(p.errno)) end
+        t:note("note", wr .. ": ran (" .. tostring(o.kind) .. "): " .. table.concat(e, ", "))
+      end
+      local now = snapshot(t.outside)
+      if now ~= before then
+        t:note("note", "outside changed through " .. wr .. ": " .. diff(before, now))
+        return "escaped"
+      end
+    end
+    return ran == 0 and "refused" or "confined"
+  end,
+}
