@@ -1,10 +1,13 @@
 #!/bin/sh
 # ci/deps.sh - install every build and test dependency on a fresh Debian
 # machine.  Idempotent and non-interactive: installs only what is missing.
+# (chromium renders the HTML report in a browser test; peers are installed
+# separately by ci/peers.sh.)
 set -eu
 
 PKGS="build-essential cmake pkg-config liblua5.4-dev lua5.4 libseccomp-dev
-libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3"
+libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3
+chromium fonts-dejavu-core"
 
 missing=""
 for p in $PKGS; do

@@ -1,9 +1,11 @@
 #!/bin/sh
 # ci/run-suite.sh - the main job of README.md: install dependencies, build,
-# and run the full scenario suite against the reference runner, writing the
-# results database to ./sandproof-out/linux.sqlite (override the directory
-# with SANDPROOF_OUT).  Exit status: that of `sandproof run` (0: every
-# result in its expected set).
+# run the full scenario suite against the reference runner, write the
+# results database ./sandproof-out/linux.sqlite (override the directory with
+# SANDPROOF_OUT) and its reports (report.html, report.junit.xml, report.md,
+# report.tap), and diff it against reports/baseline/linux.json.
+# Exit status: 0 when every result is in its expected set and nothing
+# regressed against the baseline, 1 otherwise.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,4 +15,7 @@ sh ci/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF >/dev/null
 cmake --build build -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 ./build/sandproof env >/dev/null
-exec ./build/sandproof run --runner ref --out "$out"
+status=0
+./build/sandproof run --runner ref --out "$out" || status=$?
+sh ci/report.sh "$out" build || status=1
+exit "$status"
