@@ -131,7 +131,7 @@ static int finish(struct request *req, const struct run_io *io, FILE *of,
 		  int passthrough_status)
 {
 	struct outcome o;
-	int rc, status;
+	int status;
 
 	if (!req->cwd) {
 		char cwd[PATH_MAX];
@@ -144,12 +144,6 @@ static int finish(struct request *req, const struct run_io *io, FILE *of,
 		req->cwd = strdup(cwd);
 		if (!req->cwd)
 			return EXIT_INTERNAL;
-	}
-	rc = platform_supervisor_init();
-	if (rc < 0) {
-		fprintf(stderr, "sandproof-ref: cannot supervise descendants: %s\n",
-			strerror(-rc));
-		return EXIT_INTERNAL;
 	}
 	run_execute(req, io, &o);
 	status = passthrough_status ? outcome_exit_status(&o) : 0;

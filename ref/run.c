@@ -305,6 +305,13 @@ int run_execute(const struct request *req, const struct run_io *io,
 	capture_init(&o->err, -1, req->output_limit_bytes);
 	o->captured = !io->passthrough;
 
+	/* Supervision first: without it a daemonized descendant could
+	 * outlive the run, so failing here is a setup failure like any other. */
+	rc = platform_supervisor_init();
+	if (rc < 0) {
+		setup_failed(o, "subreaper", -rc, "cannot become a child subreaper");
+		goto out;
+	}
 	rc = runtime_glue_acquire(req, &o->runtime, &o->setup);
 	if (rc < 0) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;

@@ -114,10 +114,10 @@ end
 function T:spawn(o)
   if o.signal_after_ms then
     -- Signal the runner (and only it, by pid) N ms after it started.  The
-    -- wrapper shell keeps the runner's stdin (<&0) and exit status; until
-    -- it waits, a finished runner stays a zombie, so the pid cannot be
-    -- reused by anyone else before the kill.
-    local argv = { "sh", "-c", string.format('"$@" <&0 & p=$!; sleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
+    -- wrapper shell hands the runner its own stdin (an async list would get
+    -- /dev/null) and keeps its exit status; until it waits, a finished
+    -- runner stays a zombie, so the pid cannot be reused before the kill.
+    local argv = { "sh", "-c", string.format('exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; sleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
       o.signal_after_ms / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh" }
     for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
     o.argv = argv
