@@ -107,6 +107,8 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 	lua_setfield(L, -2, "hold_hit");
 	lua_pushinteger(L, r->leftovers);
 	lua_setfield(L, -2, "leftovers");
+	lua_pushinteger(L, r->killed);
+	lua_setfield(L, -2, "killed");
 	if (r->setup_err) {
 		lua_pushfstring(L, "%s: %s", r->setup_step, errname(r->setup_err));
 		lua_setfield(L, -2, "setup_error");

@@ -31,7 +31,7 @@ function M.sandbox(t, spec)
   local kind = r.code == 0 and "success" or "application_failure"
   return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
                        stdout = r.stdout, stderr = r.stderr, denials = {} },
-           hold_total = r.hold_total, hold_hit = r.hold_hit }
+           hold_total = r.hold_total, hold_hit = r.hold_hit, harness_killed = r.leftovers }
 end
 
 return M

@@ -36,8 +36,11 @@ function M.sandbox(t, spec)
                 exit = { code = r.code, signal = r.signal }, stdout = "",
                 stderr = r.stderr, denials = {} }
   end
+  -- harness_killed: processes the harness itself had to kill after the
+  -- runner ended (its residue; a runner that holds PROC-10 leaves none)
   return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           harness_killed = r.leftovers }
 end
 
 local function gc_argv(t, o)

@@ -11,6 +11,10 @@
  * fd number in shared memory and spins until the parent has copied it with
  * pidfd_getfd().  A held call made after that is answered normally. */
 #include "spawnx.h"
+
+/* How long processes of a run may take to finish dying after it ended
+ * before they count as leftovers. */
+#define SPAWNX_GRACE_MS 300
 #include "census.h"
 
 #include <errno.h>
@@ -865,6 +869,14 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 		 * kill_leftovers then ends it. */
 		int killed = 0;
 		int left = spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+		struct timespec tick = {0, 10 * 1000 * 1000};
+
+		/* Grace: a process already dying (a pid namespace being torn
+		 * down after its runner was killed) is not residue. */
+		for (int i = 0; left > 0 && i < SPAWNX_GRACE_MS / 10; i++) {
+			nanosleep(&tick, NULL);
+			left = spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+		}
 
 		r->leftovers = left > 0 ? left : 0;
 		if (o->kill_leftovers && left > 0) {

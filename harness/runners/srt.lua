@@ -1,0 +1,201 @@
+-- runners/srt.lua - Anthropic's sandbox-runtime, `srt` (npm
+-- @anthropic-ai/sandbox-runtime, installed by ci/peers-npm.sh with the
+-- bubblewrap, socat and ripgrep it needs), driven as a black box through its
+-- CLI:
+--
+--   srt --settings <scenario tmp>/srt-settings.json -- <command...>
+--
+-- started in the request's cwd (srt has no cwd option: the command runs in
+-- srt's own).  srt starts its HTTP and SOCKS proxies (in its node process)
+-- and socat bridges (inside the sandbox): all of them are descendants of the
+-- srt process, which the harness starts inside its lab (a network namespace
+-- with no uplink), so nothing of it reaches the internet.
+-- The mapping, setting by setting, and what cannot be expressed are
+-- documented in docs/peers/codex-srt.md.
+local sp = require "sp"
+
+local M = { name = "srt" }
+
+local DEFAULT_PREFIX = "/opt/sandproof-peers"
+local SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
+
+local function find(name, first)
+  if first and sp.exists(first .. "/" .. name) then return first .. "/" .. name end
+  for d in (os.getenv("PATH") or SYS_PATH):gmatch("[^:]+") do
+    if sp.exists(d .. "/" .. name) then return d .. "/" .. name end
+  end
+  return nil
+end
+
+local function srt_bin() return find("srt", prefix() .. "/bin") end
+
+-- What srt needs beside itself (it resolves them on its own PATH).
+local DEPS = { "node", "bwrap", "socat", "rg" }
+
+-- srt's PATH: the directories holding node and its dependencies, then the
+-- system's.  It becomes the command's PATH only when the request has none.
+local function tool_path()
+  local dirs, seen = {}, {}
+  for _, n in ipairs(DEPS) do
+    local p = find(n)
+    local d = p and p:match("^(.*)/[^/]+$")
+    if d and not seen[d] then dirs[#dirs + 1], seen[d] = d, true end
+  end
+  for d in SYS_PATH:gmatch("[^:]+") do
+    if not seen[d] then dirs[#dirs + 1], seen[d] = d, true end
+  end
+  return table.concat(dirs, ":")
+end
+
+function M.available()
+  if not srt_bin() then return false, "srt not installed (ci/peers-npm.sh)" end
+  for _, n in ipairs(DEPS) do
+    if not find(n) then return false, "srt not installed: " .. n .. " missing" end
+  end
+  return true
+end
+
+function M.version()
+  local bin = srt_bin()
+  if not bin then return "not installed" end
+  local r = sp.spawn { argv = { bin, "--version" }, timeout_ms = 10000,
+                       env = { "PATH=" .. tool_path(), "HOME=/nonexistent" } }
+  return r and r.code == 0 and ("srt " .. r.stdout:gsub("%s+$", "")) or "unknown"
+end
+
+-- No runtime roots: RT scenarios are unsupported.
+function M.gc() return nil end
+function M.gc_async() return nil end
+
+local array = function(t) return setmetatable(t or {}, { __jsonarray = true }) end
+
+-- A path exactly as given, never a glob pattern, present or not (srt's
+-- `{"path": ..., "literal": true}` form).
+local function lit(p) return { path = p, literal = true } end
+
+local function join(root, name) return (root:gsub("/+$", "")) .. "/" .. name end
+
+local function under(p, dir) return p == dir or p:sub(1, #dir + 1) == dir .. "/" end
+
+local DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
+
+-- The request's policy as srt settings.  notes: what could not be said.
+local function settings(spec, notes)
+  local p = spec.profile or {}
+  local fs = p.filesystem or {}
+  local deny_read, allow_read, allow_write, deny_write = array(), array(), array(), array()
+  local s = {
+    network = { allowedDomains = array(), deniedDomains = array() },
+    filesystem = { denyRead = deny_read, allowRead = allow_read,
+                   allowWrite = allow_write, denyWrite = deny_write },
+  }
+  -- Unix sockets: srt blocks socket(AF_UNIX) with seccomp unless told
+  -- otherwise; the contract's default (block_unix_sockets false) allows them.
+  s.network.allowAllUnixSockets = not p.block_unix_sockets
+  if os.getenv("SANDPROOF_SRT_UNIX") == "srt-default" then
+    s.network.allowAllUnixSockets = nil
+    notes[#notes + 1] = "allowAllUnixSockets left to srt's default (SANDPROOF_SRT_UNIX)"
+  end
+  if p.network and p.network.mode == "allow" then
+    -- srt always gives the command a network namespace of its own and
+    -- reaches only allow-listed names through its proxies; "*" is refused
+    -- by its config check.  The closest request is the same empty list.
+    notes[#notes + 1] = "network=allow: srt has no allow-all (\"*\" is refused); ran with its own isolated network"
+  end
+  if fs.kind == "unrestricted" then
+    s.filesystem.disabled = true
+    return s
+  end
+  local roots = fs.read_roots or { "/" }
+  if not (#roots == 1 and roots[1] == "/") then
+    -- srt reads everywhere unless denied: deny "/" then allow the roots
+    deny_read[#deny_read + 1] = "/"
+    if fs.include_platform_roots ~= false then
+      for _, d in ipairs { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc" } do
+        allow_read[#allow_read + 1] = d
+      end
+    end
+    for _, r in ipairs(roots) do allow_read[#allow_read + 1] = lit(r) end
+  end
+  -- /tmp is never the host's (FS-4): a denyRead of /tmp makes srt mount an
+  -- empty private tmpfs there (writable: srt has no read-only variant, so
+  -- allow_temp=false cannot be honoured), and every write root beneath
+  -- /tmp is bound back by an allowRead.  SANDPROOF_SRT_TMP=host leaves the
+  -- host's /tmp visible (srt's own default; with allow_temp also writable).
+  local tmp_host = os.getenv("SANDPROOF_SRT_TMP") == "host"
+  if tmp_host then
+    notes[#notes + 1] = "/tmp left to srt's default (SANDPROOF_SRT_TMP=host)"
+    if fs.allow_temp ~= false then allow_write[#allow_write + 1] = "/tmp" end
+  else
+    deny_read[#deny_read + 1] = "/tmp"
+    if fs.allow_temp == false then
+      notes[#notes + 1] = "allow_temp=false: srt's private /tmp is writable all the same"
+    end
+  end
+  for _, w in ipairs(fs.write_roots or {}) do
+    allow_write[#allow_write + 1] = lit(w.root)
+    if not tmp_host and under(w.root, "/tmp") then allow_read[#allow_read + 1] = lit(w.root) end
+    for _, sub in ipairs(w.read_only_subpaths or {}) do deny_write[#deny_write + 1] = lit(sub) end
+    for _, name in ipairs(w.protected_metadata_names or DEFAULT_PROTECTED) do
+      deny_write[#deny_write + 1] = lit(join(w.root, name))
+    end
+  end
+  for _, d in ipairs(fs.deny_write or {}) do deny_write[#deny_write + 1] = lit(d) end
+  for _, d in ipairs(fs.deny_read or {}) do deny_read[#deny_read + 1] = lit(d) end
+  return s
+end
+
+function M.sandbox(t, spec)
+  local ok, why = M.available()
+  if not ok then t:skip(why) end
+  if spec.raw_request then return { unsupported = "srt takes no contract request" } end
+  local p = spec.profile or {}
+  if p.runtime then return { unsupported = "srt has no runtime roots" } end
+  local notes = {}
+  if spec.output_limit_bytes then
+    notes[#notes + 1] = "output_limit_bytes: srt has no output bound; ran without it"
+  end
+  local s = settings(spec, notes)
+  -- srt would resolve these on its PATH, which is the request's when it
+  -- has one: name them (bwrapPath, socatPath, ripgrep.command)
+  s.bwrapPath, s.socatPath, s.ripgrep = find("bwrap"), find("socat"), { command = find("rg") }
+  local file = t.tmp .. "/srt-settings.json"
+  assert(sp.write(file, sp.json_encode(s)))
+  for _, n in ipairs(notes) do t:note("note", "srt adapter: " .. n) end
+  -- srt hands its own environment on to the command (adding its proxy
+  -- variables): it gets the request's env, plus a PATH that reaches node,
+  -- bwrap, socat and rg when the request has none, and a HOME of the
+  -- scenario's own when the request has none (srt makes ~/.npm/_logs and
+  -- ~/.claude/debug writable: never the real $HOME's).
+  local env, has = {}, {}
+  for k, v in pairs(spec.env or {}) do env[#env + 1] = k .. "=" .. v; has[k] = true end
+  if not has.PATH then env[#env + 1] = "PATH=" .. tool_path() end
+  if not has.HOME then
+    local home = t.tmp .. "/srt-home"
+    if not sp.exists(home) then assert(sp.mkdir(home)) end
+    env[#env + 1] = "HOME=" .. home
+  end
+  -- node by path: srt's PATH is the request's when it has one
+  local argv = { find("node"), srt_bin(), "--settings", file, "--" }
+  for _, a in ipairs(spec.command) do argv[#argv + 1] = a end
+  if not t._ctx.lab then t:lab() end
+  -- srt has no timeout of its own: the harness stops it a little after the
+  -- request's timeout, and the outcome says how it ended.
+  local r = t:spawn { argv = argv, cwd = spec.cwd, env = env, stdin = spec.stdin,
+                      timeout_ms = (spec.timeout_ms or 30000) + 2000,
+                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
+  local kind = r.code == 0 and "success" or "application_failure"
+  local o = { kind = kind, exit = { code = r.code, signal = r.signal },
+              stdout = r.stdout, stderr = r.stderr, denials = {} }
+  if r.setup_error then
+    -- srt never started (e.g. the cwd cannot be entered: srt has no cwd
+    -- option, the command runs in srt's own working directory)
+    o.kind, o.stderr = "runner_failed", "srt not started: " .. r.setup_error
+  end
+  return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+end
+
+return M

@@ -1,0 +1,38 @@
+-- The environment is exactly the request's env plus SANDPROOF_SANDBOXED=1
+-- and SANDPROOF_NETWORK: `env` runs as the command itself (no shell to add
+-- PWD), and its output must list exactly those variables.  The runner's
+-- own environment (HOME, the harness's SANDPROOF_* settings, ...) must not
+-- leak in.  The request's odd value (spaces, '=', UTF-8) is the positive
+-- control: it must arrive unchanged.
+return scenario {
+  id = "proc.env_exact",
+  clauses = { "PROC-2", "PROC-11" },
+  claim = "the command's environment is exactly the request's env plus the two SANDPROOF_ variables",
+  expect = { linux = { "exact" }, macos = { "exact" }, windows = { "exact" } },
+  run = function(t)
+    local env = { PATH = "/usr/local/bin:/usr/bin:/bin", SP_ODD = "a b=c ✓", SP_EMPTY = "" }
+    local r = t:sandbox { env = env, command = { "env" } }
+    local want = { SANDPROOF_SANDBOXED = "1", SANDPROOF_NETWORK = "deny" }
+    for k, v in pairs(env) do want[k] = v end
+    local got, extra, lines = {}, {}, {}
+    for l in (r.stdout or ""):gmatch("[^\n]+") do
+      local k, v = l:match("^([^=]+)=(.*)$")
+      if k then got[k] = v; lines[#lines + 1] = k end
+    end
+    t:note("note", "kind " .. tostring(r.outcome.kind) .. "; names: " .. table.concat(lines, " "))
+    if r.outcome.kind ~= "success" then return "run_failed:" .. tostring(r.outcome.kind) end
+    if got.SP_ODD ~= env.SP_ODD or got.SP_EMPTY ~= "" then return "control_failed" end
+    for k in pairs(got) do
+      if want[k] == nil then extra[#extra + 1] = k end
+    end
+    if #extra > 0 then
+      table.sort(extra)
+      t:note("note", "leaked: " .. table.concat(extra, " "))
+      return "leaked"
+    end
+    for k, v in pairs(want) do
+      if got[k] ~= v then return "missing:" .. k end
+    end
+    return "exact"
+  end,
+}

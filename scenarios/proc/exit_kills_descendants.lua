@@ -1,0 +1,33 @@
+-- The run ends when the command's first process ends, and descendants
+-- still alive then are killed, daemonized ones included.  The command
+-- starts a daemon (setsid, double fork) and exits 0 once the daemon is
+-- running (its pid file is the positive control).  The daemon watches the
+-- command's first process; if it is still alive 50 ms after that process
+-- is gone, it writes "survived" into the workspace.  That file, not a
+-- process listing, is the oracle: the harness itself kills whatever a
+-- runner leaves behind as soon as the runner exits, so a census taken
+-- afterwards would find nothing either way.
+return scenario {
+  id = "proc.exit_kills_descendants",
+  clauses = { "PROC-5", "PROC-9" },
+  claim = "when the command's first process exits, every descendant it left, daemonized ones included, is killed",
+  expect = { linux = { "killed" }, macos = { "killed" }, windows = { "killed" } },
+  run = function(t)
+    local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
+    local daemon = 'trap "" PIPE; echo $$ > "$WS/daemon.pid"; ' ..
+      'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
+      'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
+    local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c",
+      '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
+      'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done; exit 0' } }
+    sp.sleep_ms(300) -- a survivor writes 50 ms after the command is gone
+    local left = sp.census { marker = marker }
+    t:note("census", string.format("kind=%s daemon started=%s survived=%s processes with marker: %d",
+      tostring(r.outcome.kind), tostring(sp.exists(t.ws .. "/daemon.pid")),
+      tostring(sp.exists(t.ws .. "/survived")), #left.processes))
+    if not sp.exists(t.ws .. "/daemon.pid") then return "control_failed" end
+    if r.outcome.kind ~= "success" then return "run_failed:" .. tostring(r.outcome.kind) end
+    if sp.exists(t.ws .. "/survived") or #left.processes > 0 then return "survived" end
+    return "killed"
+  end,
+}

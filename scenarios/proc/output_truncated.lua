@@ -1,0 +1,42 @@
+-- Capture is bounded per stream.  With output_limit_bytes 64 KiB the probe
+-- floods 8 MiB on stderr (and in a second run on stdout): the outcome must
+-- keep at most the bound, count every byte of the raw stream
+-- (stderr_bytes is exactly what was written), and set truncated.  The
+-- positive control: 1000 bytes under the same bound come back whole, with
+-- truncated false.
+local LIMIT, FLOOD = 65536, 8 * 1024 * 1024
+
+return scenario {
+  id = "proc.output_truncated",
+  clauses = { "PROC-7" },
+  claim = "output past output_limit_bytes is dropped but counted exactly, and truncated is set",
+  expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  run = function(t)
+    local function flood(n, stream)
+      local r = t:ran(t:sandbox { output_limit_bytes = LIMIT, probe = { { "flood", n, stream } } })
+      local o = r.outcome
+      t:note("note", string.format("%d bytes on %s: kind %s stdout %d/%s stderr %d/%s truncated %s", n, stream,
+        tostring(o.kind), #(o.stdout or ""), tostring(o.stdout_bytes), #(o.stderr or ""),
+        tostring(o.stderr_bytes), tostring(o.truncated)))
+      return r, o
+    end
+    -- positive control: under the bound nothing is lost
+    local _, c = flood(1000, "stderr")
+    if c.kind ~= "success" or c.stderr_bytes ~= 1000 or #(c.stderr or "") ~= 1000 or c.truncated ~= false then
+      return "control_failed"
+    end
+    local _, e = flood(FLOOD, "stderr")
+    if e.kind ~= "success" then return "run_failed:" .. tostring(e.kind) end
+    if type(e.stderr_bytes) ~= "number" then return "not_counted" end
+    if #(e.stderr or "") > LIMIT then return "unbounded" end
+    if e.stderr_bytes ~= FLOOD then return "miscounted" end
+    if e.truncated ~= true then return "truncation_not_reported" end
+    -- stdout: the sentinel comes first and stays, the flood is cut
+    local r, o = flood(FLOOD, "stdout")
+    if #(o.stdout or "") > LIMIT then return "unbounded" end
+    if not (type(o.stdout_bytes) == "number" and o.stdout_bytes > FLOOD) or o.truncated ~= true then
+      return "miscounted"
+    end
+    return "bounded"
+  end,
+}

@@ -1,0 +1,63 @@
+-- Fail-safe: a root whose lease cannot be taken is skipped, never evicted.
+-- Three roots; the lease of one is replaced by a directory (EISDIR), the
+-- lease of another by a symlink to the outside victim (ELOOP: never
+-- followed), and as root the lease of a third is handed to another user
+-- (EPERM).  gc with max_age_s 0 and max_roots 0 must leave those roots and
+-- the victim alone, and evict the ordinary root beside them (the positive
+-- control).
+local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+
+local function use_root(t, parent, ws)
+  if not sp.exists(ws) then assert(sp.mkdir(ws)) end
+  local p = t.profiles.workspace_write()
+  p.filesystem.write_roots = arr { { root = ws } }
+  p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
+  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
+  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
+  if r.outcome.kind ~= "success" or type(root) ~= "string" then
+    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
+  end
+  return root
+end
+
+return scenario {
+  id = "rt.evict_lease_unlockable",
+  clauses = { "RT-4", "RT-6" },
+  claim = "gc skips a root whose lease cannot be taken (a directory, a symlink, another user's file) and never follows the lease",
+  expect = { linux = { "skipped" }, macos = { "skipped" }, windows = { "skipped" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local victim = t.outside .. "/victim"
+    local dir_lease = use_root(t, parent, t.tmp .. "/ws-dir")
+    local link_lease = use_root(t, parent, t.tmp .. "/ws-link")
+    local plain = use_root(t, parent, t.tmp .. "/ws-plain")
+    assert(sp.unlink(dir_lease .. ".lease"))
+    assert(sp.mkdir(dir_lease .. ".lease", 448))
+    assert(sp.unlink(link_lease .. ".lease"))
+    assert(sp.symlink(victim, link_lease .. ".lease"))
+    local guarded = { dir_lease, link_lease }
+    if sp.getuid() == 0 then
+      local foreign = use_root(t, parent, t.tmp .. "/ws-foreign")
+      local c = sp.spawn { argv = { "chown", "65534:65534", foreign .. ".lease" }, timeout_ms = 5000 }
+      if not (c and c.code == 0) then error({ sp_error = "chown failed" }, 0) end
+      guarded[#guarded + 1] = foreign
+    else
+      t:note("note", "not root: the foreign-owned lease case is not exercised")
+    end
+    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
+    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    t:note("note", "gc: " .. tostring(g.summary))
+    if not g.ran then return "gc_failed" end
+    if sp.exists(plain) then return "control_failed" end
+    if sp.read(victim) ~= "untouched\n" or (sp.lstat(link_lease .. ".lease") or {}).type ~= "link" then
+      return "lease_followed"
+    end
+    for _, root in ipairs(guarded) do
+      if not sp.exists(root .. "/tmp/f") then
+        t:note("note", "evicted without its lease: " .. root)
+        return "evicted"
+      end
+    end
+    return "skipped"
+  end,
+}

@@ -1,0 +1,40 @@
+-- A runtime parent others could write to is refused: made world-writable
+-- (0777), gc must fail and evict nothing, and a run naming it must be a
+-- sandbox_setup_failure that does not run its command.  The positive
+-- control: the same parent back at 0700 serves the same run.
+local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+
+return scenario {
+  id = "rt.evict_unsafe_parent",
+  clauses = { "RT-2", "RT-6", "SETUP-1" },
+  claim = "a group/world-writable runtime parent is refused by gc and by a run, which then does not run its command",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local ran = t.ws .. "/ran"
+    local p = t.profiles.workspace_write()
+    p.runtime = { parent = parent, max_age_s = 0, max_roots = 0 }
+    local spec = function() return { profile = p, command = { "sh", "-c", 'echo x > "$TMPDIR/f" && echo x > ' .. ran } } end
+    -- positive control: a safe parent works
+    local r0 = t:sandbox(spec())
+    local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
+    if r0.outcome.kind ~= "success" or not sp.exists(ran) or type(root) ~= "string" then return "control_failed" end
+    assert(sp.unlink(ran))
+    assert(sp.chmod(parent, 511)) -- 0777
+    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
+    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local r = t:sandbox(spec())
+    local o = r.outcome
+    t:note("note", string.format("gc: ran %s (%s); run: kind %s step %s errno %s", tostring(g.ran),
+      tostring(g.summary), tostring(o.kind), tostring(o.setup_error and o.setup_error.step),
+      tostring(o.setup_error and o.setup_error.errno)))
+    assert(sp.chmod(parent, 448))
+    if sp.exists(ran) then return "ran" end
+    if g.ran or not sp.exists(root .. "/tmp/f") then return "gc_worked_in_unsafe_parent" end
+    if o.kind ~= "sandbox_setup_failure" then return "not_refused:" .. tostring(o.kind) end
+    -- and back at 0700 the parent serves again
+    local r2 = t:sandbox(spec())
+    if r2.outcome.kind ~= "success" or not sp.exists(ran) then return "control_failed" end
+    return "refused"
+  end,
+}

@@ -1,0 +1,72 @@
+-- A stamp attests to a plan, not to the object.  A root is provisioned and
+-- then used again (the positive control: an intact root takes the fast
+-- path, reprovisioned false).  Then, keeping its stamp, the root is removed
+-- and recreated by someone else: once with mode 0755, once as a perfect
+-- look-alike (mode 0700, same owner, only the inode differs), and as root
+-- once owned by another user.  Each time the next run must re-verify,
+-- report reprovisioned with a reason, and leave a private 0700 root of the
+-- caller with a working TMPDIR.
+local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+
+return scenario {
+  id = "rt.stamp_recreated",
+  clauses = { "RT-5" },
+  claim = "a root removed and recreated with another mode, inode or owner is re-provisioned on its next use, never trusted on its stamp",
+  expect = { linux = { "reprovisioned" }, macos = { "reprovisioned" }, windows = { "reprovisioned" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local p = t.profiles.workspace_write()
+    p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
+    local function use()
+      local r = t:sandbox { profile = p, command = { "sh", "-c", 'echo y > "$TMPDIR/f" && test "$(cat "$TMPDIR/f")" = y' } }
+      local rt = type(r.outcome.runtime) == "table" and r.outcome.runtime or {}
+      t:note("note", string.format("kind %s reprovisioned %s (%s)", tostring(r.outcome.kind),
+        tostring(rt.reprovisioned), tostring(rt.reprovision_reason)))
+      return r.outcome.kind == "success", rt
+    end
+    local ok1, rt1 = use()
+    local root = rt1.root
+    if not ok1 or type(root) ~= "string" then return "control_failed" end
+    local ok2, rt2 = use()
+    if not ok2 or rt2.reprovisioned ~= false then return "control_failed" end -- the fast path
+    local me = sp.getuid()
+    local variants = { { mode = 493, name = "mode 0755" }, { mode = 448, name = "look-alike 0700" } }
+    if me == 0 then
+      variants[#variants + 1] = { mode = 448, owner = "65534:65534", name = "owned by 65534" }
+    else
+      t:note("note", "not root: the other-owner case is not exercised (needs chown)")
+    end
+    -- the layout the stamp lists ("obj <rel> ..." after the root's "."), so
+    -- a recreated root differs from the stamp only where a variant says
+    local layout = {}
+    for rel in assert(sp.read(root .. ".stamp")):gmatch("\nobj ([^ ]+) ") do
+      if rel ~= "." then layout[#layout + 1] = rel end
+    end
+    if #layout == 0 then return "control_failed" end
+    for _, v in ipairs(variants) do
+      assert(sp.rmtree(root))
+      assert(sp.mkdir(root, 448))
+      for _, rel in ipairs(layout) do
+        assert(sp.mkdir(root .. "/" .. rel, 448))
+        assert(sp.chmod(root .. "/" .. rel, 448))
+      end
+      assert(sp.chmod(root, v.mode))
+      if v.owner then
+        local c = sp.spawn { argv = { "chown", v.owner, root }, timeout_ms = 5000 }
+        if not (c and c.code == 0) then error({ sp_error = "chown failed" }, 0) end
+      end
+      local ok, rt = use()
+      local st = sp.lstat(root) or {}
+      if not ok then return "run_failed" end
+      if rt.reprovisioned ~= true or type(rt.reprovision_reason) ~= "string" or rt.reprovision_reason == "" then
+        t:note("note", v.name .. ": trusted on its stamp")
+        return "trusted_stamp"
+      end
+      if st.type ~= "dir" or st.mode ~= 448 or st.uid ~= me or not sp.exists(root .. "/tmp/f") then
+        t:note("note", string.format("%s: root now mode %o uid %s", v.name, st.mode or 0, tostring(st.uid)))
+        return "not_private"
+      end
+    end
+    return "reprovisioned"
+  end,
+}

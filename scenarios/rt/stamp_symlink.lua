@@ -1,0 +1,41 @@
+-- A stamp replaced by a symlink is neither trusted nor written through.
+-- The symlink points at a copy of the genuine stamp kept outside, so a
+-- runner that followed it would find a matching stamp and take the fast
+-- path, and would then overwrite the copy when it records the use.  The
+-- run must re-provision (the stamp is unreadable as a link), leave the copy
+-- byte for byte, and put a regular stamp file back in place.
+return scenario {
+  id = "rt.stamp_symlink",
+  clauses = { "RT-5", "RT-6" },
+  claim = "a stamp made a symlink is not followed: not read (the root is re-provisioned) and not written through",
+  expect = { linux = { "not_followed" }, macos = { "not_followed" }, windows = { "not_followed" } },
+  run = function(t)
+    local parent = t.tmp .. "/rt"
+    local p = t.profiles.workspace_write()
+    p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
+    local cmd = { "sh", "-c", 'echo x > "$TMPDIR/f"' }
+    local r1 = t:sandbox { profile = p, command = cmd }
+    local root = type(r1.outcome.runtime) == "table" and r1.outcome.runtime.root or nil
+    if r1.outcome.kind ~= "success" or type(root) ~= "string" then return "control_failed" end
+    local copy = t.outside .. "/stamp-copy"
+    local genuine = assert(sp.read(root .. ".stamp"))
+    assert(sp.write(copy, genuine, 384))
+    assert(sp.unlink(root .. ".stamp"))
+    assert(sp.symlink(copy, root .. ".stamp"))
+    sp.sleep_ms(5) -- a rewrite would carry a different last_use
+    local r = t:sandbox { profile = p, command = cmd }
+    local rt = type(r.outcome.runtime) == "table" and r.outcome.runtime or {}
+    t:note("note", string.format("kind %s reprovisioned %s (%s)", tostring(r.outcome.kind),
+      tostring(rt.reprovisioned), tostring(rt.reprovision_reason)))
+    if sp.read(copy) ~= genuine then return "written_through" end
+    if r.outcome.kind ~= "success" then return "run_failed:" .. tostring(r.outcome.kind) end
+    if rt.reprovisioned ~= true then return "followed" end
+    local st = sp.lstat(root .. ".stamp") or {}
+    if st.type ~= "file" then return "stamp_not_restored" end
+    -- gc treats the outside copy as nothing of its own either
+    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
+    if not (g and g.ran) then return "gc_failed" end
+    if sp.read(copy) ~= genuine then return "written_through" end
+    return "not_followed"
+  end,
+}

@@ -1,0 +1,28 @@
+-- A working directory that cannot be entered is a setup failure, and the
+-- command does not run: once a cwd that does not exist, once one that is a
+-- regular file.  The positive control: the same command with a cwd that
+-- exists runs and leaves its mark.
+return scenario {
+  id = "setup.chdir_fails",
+  clauses = { "SETUP-1", "SETUP-2" },
+  claim = "a cwd that cannot be entered yields sandbox_setup_failure (step chdir) and the command does not run",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    local mark = t.ws .. "/ran"
+    local cmd = { "sh", "-c", "echo x > " .. mark }
+    local r0 = t:sandbox { command = cmd }
+    if r0.outcome.kind ~= "success" or not sp.exists(mark) then return "control_failed" end
+    assert(sp.unlink(mark))
+    assert(sp.write(t.ws .. "/plain-file", "x"))
+    for _, cwd in ipairs { t.ws .. "/missing", t.ws .. "/plain-file" } do
+      local r = t:sandbox { cwd = cwd, command = cmd }
+      local o = r.outcome
+      local se = type(o.setup_error) == "table" and o.setup_error or {}
+      t:note("note", string.format("cwd %s: kind %s step %s errno %s", cwd:match("[^/]+$"), tostring(o.kind),
+        tostring(se.step), tostring(se.errno)))
+      if sp.exists(mark) then return "ran" end
+      if o.kind ~= "sandbox_setup_failure" or se.step ~= "chdir" then return "not_refused:" .. tostring(o.kind) end
+    end
+    return "refused"
+  end,
+}

@@ -1,0 +1,76 @@
+-- Malformed requests are refused with exit status 2 and run nothing.  Each
+-- request below is the valid one (the positive control: it runs and leaves
+-- its mark in the workspace) with one defect: an unknown field at the top
+-- and deep in the profile, a wrong version, a wrong type, a duplicate key,
+-- a relative path, a ".." component, a NUL (escaped and in the command),
+-- invalid UTF-8, broken JSON, trailing bytes, more than 1 MiB, an empty
+-- command, and an env name holding '='.  The mark must never appear, and
+-- the refusal of the deep unknown field must name its path.
+local function js(s) return sp.json_encode(s) end
+
+return scenario {
+  id = "setup.malformed_request",
+  clauses = { "REQ-1", "REQ-2", "REQ-3", "REQ-4", "REQ-5", "REQ-6" },
+  claim = "a malformed request is refused with exit status 2, naming the field, and nothing runs",
+  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  run = function(t)
+    local mark = t.ws .. "/ran"
+    -- the request as text, so each defect is exactly the one intended
+    local function request(o)
+      o = o or {}
+      local root = o.root or js(t.ws)
+      local wr = string.format('{"root":%s%s}', root, o.wr_extra or "")
+      local fs = string.format('{"kind":"restricted","read_roots":["/"],"write_roots":[%s],"allow_temp":true}', wr)
+      local env = o.env or string.format('{"PATH":%s}', js("/usr/local/bin:/usr/bin:/bin"))
+      local cmd = o.command or string.format('["sh","-c",%s]', js("echo x > " .. mark))
+      return string.format('{%s"version":%s,"command":%s,"cwd":%s,"env":%s,"timeout_ms":%s,' ..
+        '"profile":{"filesystem":%s,"network":{"mode":"deny"}}%s}%s',
+        o.head or "", o.version or "1", cmd, o.cwd or js(t.ws), env, o.timeout or "10000", fs,
+        o.tail or "", o.after or "")
+    end
+    local cases = {
+      { "unknown field", request { tail = ',"bogus":1' } },
+      { "unknown nested field", request { wr_extra = ',"rooot":"/x"' }, "write_roots[0].rooot" },
+      { "version 2", request { version = "2" } },
+      { "wrong type", request { timeout = '"10000"' } },
+      { "duplicate key", request { head = '"version":1,' } },
+      { "relative path", request { root = '"ws"' } },
+      { "dot-dot", request { root = js(t.ws .. "/../ws") } },
+      { "escaped NUL", request { cwd = js(t.ws):sub(1, -2) .. '\\u0000x"' } },
+      { "NUL in command", request { command = string.format('["sh","-c",%s]', js("echo x > " .. mark):sub(1, -2) .. '\\u0000"') } },
+      { "invalid UTF-8", request { command = '["sh","-c","echo x > ' .. mark .. ' #\255"]' } },
+      { "broken JSON", request():sub(1, -3) },
+      { "trailing bytes", request { after = " {}" } },
+      { "over 1 MiB", request { env = string.format('{"PATH":%s,"BIG":"%s"}', js("/usr/bin:/bin"), string.rep("a", 1100000)) } },
+      { "empty command", request { command = "[]" } },
+      { "env name with =", request { env = string.format('{"PATH":%s,"A=B":"c"}', js("/usr/bin:/bin")) } },
+    }
+    -- positive control: the valid request runs
+    local r0 = t:sandbox { raw_request = request(), command = { "true" } } -- command: unused, t:sandbox wants one
+    if r0.outcome.kind ~= "success" or not sp.exists(mark) then
+      t:note("note", "valid request: " .. tostring(r0.outcome.kind) .. " " .. tostring(r0.outcome.stderr):sub(1, 300))
+      return "control_failed"
+    end
+    assert(sp.unlink(mark))
+    local lines = {}
+    for _, c in ipairs(cases) do
+      local r = t:sandbox { raw_request = c[2], command = { "true" } }
+      local err = tostring(r.outcome.stderr or ""):gsub("\n.*", "")
+      lines[#lines + 1] = string.format("%s: exit %s, %s", c[1], tostring(r.runner_exit), err:sub(1, 160))
+      if sp.exists(mark) then
+        t:note("note", table.concat(lines, "\n"))
+        return "ran:" .. c[1]
+      end
+      if r.runner_exit ~= 2 or r.outcome.kind ~= "request_refused" then
+        t:note("note", table.concat(lines, "\n"))
+        return "not_refused:" .. c[1]
+      end
+      if c[3] and not err:find(c[3], 1, true) then
+        t:note("note", table.concat(lines, "\n"))
+        return "field_not_named"
+      end
+    end
+    t:note("note", table.concat(lines, "\n"))
+    return "refused"
+  end,
+}

@@ -1,0 +1,34 @@
+-- Defaults fail closed: a request with no profile at all gets a restricted
+-- filesystem with no write roots and network deny.  The command (sent as
+-- raw request text, so no adapter fills anything in; cwd "/") tries to
+-- write into the workspace; the write must not land on the host,
+-- and the outcome must report a network namespace.  The positive control:
+-- the same request with the workspace as a write root writes there.
+local function js(s) return sp.json_encode(s) end
+
+return scenario {
+  id = "setup.request_defaults_closed",
+  clauses = { "REQ-7", "OUT-4" },
+  claim = "a request without a profile runs with a read-only filesystem and network deny",
+  expect = { linux = { "closed" }, macos = { "closed" }, windows = { "closed" } },
+  run = function(t)
+    local mark = t.ws .. "/ran"
+    local function request(profile)
+      return string.format('{"version":1,"command":["sh","-c",%s],"cwd":%s,"env":{"PATH":"/usr/bin:/bin"}%s}',
+        js("echo x > " .. mark .. "; echo done"), js("/"), profile or "")
+    end
+    local open = string.format(',"profile":{"filesystem":{"kind":"restricted","write_roots":[{"root":%s}]}}', js(t.ws))
+    local r0 = t:sandbox { raw_request = request(open), command = { "true" } } -- command: unused, t:sandbox wants one
+    if r0.outcome.kind ~= "success" or not sp.exists(mark) then return "control_failed" end
+    assert(sp.unlink(mark))
+    local r = t:sandbox { raw_request = request(), command = { "true" } }
+    local o = r.outcome
+    local e = type(o.enforcement) == "table" and o.enforcement or {}
+    t:note("note", string.format("no profile: kind %s net_ns %s mount_ns %s stdout %q stderr %q", tostring(o.kind),
+      tostring(e.net_ns), tostring(e.mount_ns), tostring(o.stdout), tostring(o.stderr):sub(1, 200)))
+    if sp.exists(mark) then return "wrote" end
+    if not tostring(o.stdout):find("done", 1, true) then return "did_not_run:" .. tostring(o.kind) end
+    if e.net_ns ~= true then return "network_open" end
+    return "closed"
+  end,
+}
