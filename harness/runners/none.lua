@@ -11,6 +11,7 @@ function M.available() return true end
 function M.version() return "none (no sandbox)" end
 
 function M.gc() return nil end
+function M.doctor() return nil end
 function M.gc_async() return nil end
 
 function M.sandbox(t, spec)

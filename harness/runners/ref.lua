@@ -43,6 +43,13 @@ function M.sandbox(t, spec)
            harness_killed = r.leftovers }
 end
 
+-- The host check (SETUP-4): `sandproof-ref doctor`, through t:spawn so a
+-- scenario's fault applies to it too.  Returns { exit = n, text = stdout }.
+function M.doctor(t)
+  local r = t:spawn { argv = { t.paths.ref, "doctor" }, timeout_ms = 30000 }
+  return { exit = r.code, text = r.stdout }
+end
+
 local function gc_argv(t, o)
   return { t.paths.ref, "gc", "--parent", o.parent, "--max-age", tostring(o.max_age_s or 0),
            "--max-roots", tostring(o.max_roots or 0), "--json" }

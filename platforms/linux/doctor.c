@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <linux/sched.h>
+#include <stdint.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,24 +39,50 @@ static int in_child(int (*fn)(void))
 	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
 }
 
+/* The same call a launch makes: clone3 into every namespace at once (clone
+ * where clone3 is unavailable), so the answer is about what a run needs. */
 static int try_userns(void)
 {
-	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-		       CLONE_NEWIPC) < 0 ? errno : 0;
+	uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+			 CLONE_NEWIPC;
+	struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	int st;
+
+	if (pid < 0 && errno == ENOSYS)
+		pid = syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, NULL);
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(0);
+	return waitpid((pid_t)pid, &st, 0) < 0 ? errno : 0;
 }
 
+/* In a child cloned the way a launch clones (clone3, new user and mount
+ * namespaces): clone the root tree and make it read-only. */
 static int try_mount_api(void)
 {
-	struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};
-	int fd;
+	uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS;
+	struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	int st;
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+	if (pid < 0 && errno == ENOSYS)
+		pid = syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, NULL);
+	if (pid < 0)
 		return errno;
-	fd = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | AT_RECURSIVE);
-	if (fd < 0)
+	if (pid == 0) {
+		struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};
+		int fd = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | AT_RECURSIVE);
+
+		if (fd < 0)
+			_exit(errno);
+		_exit(mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0
+		      ? errno : 0);
+	}
+	if (waitpid((pid_t)pid, &st, 0) < 0)
 		return errno;
-	return mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0
-		? errno : 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
 }
 
 static int try_openat2(void)

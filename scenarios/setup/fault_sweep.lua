@@ -21,7 +21,7 @@ local SYSCALLS = {
 
 return scenario {
   id = "setup.fault_sweep",
-  clauses = { "SETUP-1", "SETUP-3", "OUT-4" },
+  clauses = { "SETUP-1", "SETUP-3", "OUT-1", "OUT-4" },
   claim = "whichever setup syscall of the runner fails, at whichever call, the runner refuses or the command still runs fully confined",
   expect = { linux = { "fail_closed" }, macos = { "fail_closed" }, windows = { "fail_closed" } },
   run = function(t)
