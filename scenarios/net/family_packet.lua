@@ -3,15 +3,8 @@
 -- socket(AF_NETLINK, NETLINK_ROUTE) still work.  When the runner reports
 -- denials (enforcement.denials_reported) the refusal must be among them,
 -- named "socket": EPERM alone could be the kernel's, not the sandbox's.
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "net.family_packet",

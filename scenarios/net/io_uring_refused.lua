@@ -3,15 +3,8 @@
 -- with EPERM whatever the network mode.  Positive control in the same
 -- probe: a plain socket(AF_INET, SOCK_STREAM) works.  When the runner
 -- reports denials, the refusal must be among them (io_uring_setup).
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "net.io_uring_refused",

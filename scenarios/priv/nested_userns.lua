@@ -4,15 +4,8 @@
 -- runner reports denials the outcome names unshare.  The probe reads its
 -- capabilities after the attempt: empty sets are the second piece of
 -- evidence.  Positive control: a write in the workspace lands on the host.
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "priv.nested_userns",

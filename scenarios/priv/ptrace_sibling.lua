@@ -5,15 +5,8 @@
 -- fails with EPERM, and when the runner reports denials the outcome names
 -- ptrace.  Positive control in the same probe: kill(pid, 0) reaches the
 -- target, so EPERM is not "no such process".
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "priv.ptrace_sibling",

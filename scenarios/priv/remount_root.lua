@@ -7,15 +7,8 @@
 -- directory is ever written, so the oracle is the errno and the runner's
 -- typed denial; priv.remount_readonly_subpath has the host-side oracle.
 -- Positive control: a write in the workspace lands on the host.
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "priv.remount_root",

@@ -6,15 +6,8 @@
 -- /dev/tty opened at all (no ENXIO: there was a terminal to attack).
 -- Host-side oracle besides the probe's word: an injected "#" is echoed by
 -- the pty into script's transcript, which is the command's stdout.
-local function reported(o, name)
-  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
-    return true
-  end
-  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
-    if d.kind == "syscall" and d.name == name then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
+local reported = lib.denial_reported
 
 return scenario {
   id = "priv.tiocsti",

@@ -2,22 +2,12 @@
 -- evicted by gc with max_age_s one hour, while a root used just now, in the
 -- same parent and the same gc, stays (the positive control).  The oracle is
 -- the host's parent directory.
-local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local arr = lib.array
 
 -- Provision the runtime root of workspace ws (under t.tmp) in parent by
 -- running one command there; returns the root's host path.
-local function use_root(t, parent, ws)
-  if not sp.exists(ws) then assert(sp.mkdir(ws)) end
-  local p = t.profiles.workspace_write()
-  p.filesystem.write_roots = arr { { root = ws } }
-  p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-  if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
-  end
-  return root
-end
+local use_root = lib.rt_use_root
 
 -- Rewrite last_use in a stamp (a fixture, as a stamp left by an old run).
 local function set_last_use(stamp, sec)

@@ -5,20 +5,10 @@
 -- (EPERM).  gc with max_age_s 0 and max_roots 0 must leave those roots and
 -- the victim alone, and evict the ordinary root beside them (the positive
 -- control).
-local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local arr = lib.array
 
-local function use_root(t, parent, ws)
-  if not sp.exists(ws) then assert(sp.mkdir(ws)) end
-  local p = t.profiles.workspace_write()
-  p.filesystem.write_roots = arr { { root = ws } }
-  p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-  if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
-  end
-  return root
-end
+local use_root = lib.rt_use_root
 
 return scenario {
   id = "rt.evict_lease_unlockable",

@@ -3,20 +3,10 @@
 -- creation order.  gc with max_roots 2 must evict B alone; gc with
 -- max_roots 1 must then evict C and keep A.  Nothing is old enough for the
 -- age policy (max_age_s is ten days), so only the count bound acts.
-local function arr(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local arr = lib.array
 
-local function use_root(t, parent, ws)
-  if not sp.exists(ws) then assert(sp.mkdir(ws)) end
-  local p = t.profiles.workspace_write()
-  p.filesystem.write_roots = arr { { root = ws } }
-  p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-  if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
-  end
-  return root
-end
+local use_root = lib.rt_use_root
 
 return scenario {
   id = "rt.evict_lru",

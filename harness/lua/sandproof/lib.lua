@@ -1,0 +1,64 @@
+-- sandproof.lib - small helpers scenarios share.  `local lib = require
+-- "sandproof.lib"` in a scenario file.
+local sp = require "sp"
+
+local M = {}
+
+-- A table that encodes as a JSON array even when empty.
+function M.array(t) return setmetatable(t or {}, { __jsonarray = true }) end
+
+-- Run one command through the runner under test with a runtime root for
+-- workspace ws under parent (limits large, so this run evicts nothing) and
+-- return the root it reported.  Raises (verdict error) when no root came
+-- back: every RT scenario needs one to exist before it can say anything.
+function M.rt_use_root(t, parent, ws)
+  if not sp.exists(ws) then assert(sp.mkdir(ws)) end
+  local p = t.profiles.workspace_write()
+  p.filesystem.write_roots = M.array { { root = ws } }
+  p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
+  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
+  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
+  if r.outcome.kind ~= "success" or type(root) ~= "string" then
+    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
+  end
+  return root
+end
+
+-- Did the runner report a typed denial of syscall `name`?  True as well
+-- when it says it does not report denials (enforcement.denials_reported is
+-- not true): then EPERM is all the evidence there can be.
+function M.denial_reported(o, name)
+  if not (type(o.enforcement) == "table" and o.enforcement.denials_reported == true) then
+    return true
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and d.name == name then return true end
+  end
+  return false
+end
+
+-- NET-5 family check: in one probe, socket(AF_INET) and
+-- socket(AF_NETLINK, NETLINK_ROUTE) must work (positive control) and the
+-- `target` socket op (e.g. { "socket", "vsock", "stream" }) must fail with
+-- EPERM and be reported as a `socket` denial.  Runs under network=allow
+-- (inside a lab), so the refusal is not the network namespace's doing.
+function M.socket_family_refused(t, target)
+  t:lab() -- no packet ever leaves the lab
+  local argv = { t.paths.probe, "socket", "inet", "stream", "--", "socket", "netlink", "raw", "0", "--" }
+  for _, a in ipairs(target) do argv[#argv + 1] = a end
+  local r = t:ran(t:sandbox { network = "allow", command = argv })
+  local inet, route, s = r.probe[1], r.probe[2], r.probe[3]
+  if not (inet and route and s) then return "error" end
+  t:note("note", string.format("inet ok=%s; netlink route ok=%s; target ok=%s errno=%s",
+    tostring(inet.ok), tostring(route.ok), tostring(s.ok), tostring(s.errno)))
+  if s.ok then return "opened" end
+  if not (inet.ok and route.ok) then
+    t:note("note", "positive control failed: permitted socket families were refused too")
+    return "control_failed"
+  end
+  if s.errno ~= "EPERM" then return "errno_" .. tostring(s.errno) end
+  if not M.denial_reported(r.outcome, "socket") then return "unreported" end
+  return "refused"
+end
+
+return M
