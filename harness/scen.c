@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <fnmatch.h>
+#include <ftw.h>
+#include <glob.h>
 #include <lauxlib.h>
 #include <poll.h>
 #include <signal.h>
@@ -136,7 +138,8 @@ int scen_load_all(const struct scen_paths *p, const char *glob,
 		scen_list_free(out);
 		return rc;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_scen);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_scen);
 	for (size_t i = 1; i < out->n; i++)
 		if (strcmp(out->v[i].id, out->v[i - 1].id) == 0) {
 			snprintf(err, errlen, "duplicate scenario id %s in %s and %s",
@@ -233,6 +236,39 @@ fail:
 	_exit(5);
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP || flag == FTW_D || flag == FTW_DNR) {
+		chmod(path, 0700);
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	}
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* A scenario process that died (timeout, crash) before its context's
+ * finish() leaves its temp directories: they carry its pid, remove them
+ * (never following a symlink). */
+static void temp_sweep(pid_t pid)
+{
+	static const char *const roots[] = {"/tmp", "/var/tmp"};
+
+	for (size_t i = 0; i < 2; i++) {
+		char pattern[64];
+		glob_t g;
+
+		snprintf(pattern, sizeof(pattern), "%s/sandproof-%d-*", roots[i], (int)pid);
+		if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			nftw(g.gl_pathv[k], rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* chmod on the way up */
+			nftw(g.gl_pathv[k], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		}
+		globfree(&g);
+	}
+}
+
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
 {
@@ -286,6 +322,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 	}
 	waitpid(pid, &st, 0);
 	spawnx_kill_descendants(2000);
+	temp_sweep(pid);
 	buf[len] = '\0';
 	if (timed_out) {
 		free(buf);

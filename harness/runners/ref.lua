@@ -28,7 +28,9 @@ function M.sandbox(t, spec)
                       stdin = spec.raw_request or sp.json_encode(req),
                       timeout_ms = (spec.timeout_ms or 30000) + 30000,
                       signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  local outcome = r.code == 0 and sp.json_decode(r.stdout) or nil
+  -- the outcome is the JSON on stdout, whatever the exit status says
+  local outcome = r.stdout ~= "" and sp.json_decode(r.stdout) or nil
+  if type(outcome) ~= "table" or not outcome.kind then outcome = nil end
   if not outcome then
     -- no outcome: the request was refused or the runner died; make it a
     -- visible outcome rather than a guess

@@ -75,6 +75,10 @@ else
 	fail=$((fail + 1)); echo "not ok $n - error handling: $(cat "$tmp/out")"
 fi
 n=$((n + 1))
+left=$(ls -d /tmp/sandproof-*-fs_zhangs-* /var/tmp/sandproof-*-fs_zhangs-* 2>/dev/null | wc -l)
+if [ "$left" -eq 0 ]; then pass=$((pass + 1)); echo "ok $n - the timed-out scenario's temp directories are removed"
+else fail=$((fail + 1)); echo "not ok $n - $left temp directories of the timed-out scenario left"; fi
+n=$((n + 1))
 if sqlite3 "$tmp/e/linux.sqlite" "select body from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.raises'" | grep -q "boom from the scenario"; then
 	pass=$((pass + 1)); echo "ok $n - the traceback is recorded as evidence"
 else

@@ -517,7 +517,7 @@ static int keeper_result(struct lab *l, bool userns, char *err, size_t errlen)
 		if (km.err) {
 			km.step[sizeof(km.step) - 1] = 0;
 			snprintf(err, errlen, "keeper: %s: %s", km.step, strerror(km.err));
-			return km.err == EOPNOTSUPP ? -EOPNOTSUPP : -km.err;
+			return -km.err;
 		}
 		snprintf(err, errlen, "keeper sent %d namespace fds, expected %d", nfds, want);
 		return -EPROTO;
@@ -874,6 +874,8 @@ int lab_listen_unix(struct lab *l, const char *path, const char *abstract_name, 
 	struct lst_spec sp = {.domain = AF_UNIX, .type = type, .dirfd = -1};
 	struct sockaddr_un *un = (struct sockaddr_un *)&sp.sa;
 	struct lab_listener *ls;
+	const char *slash;
+	char dir[sizeof(ls->path)];
 	struct stat st;
 	int id;
 
@@ -889,36 +891,30 @@ int lab_listen_unix(struct lab *l, const char *path, const char *abstract_name, 
 		memcpy(un->sun_path + 1, abstract_name, n);
 		sp.salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 		return listener_start(l, &sp, NULL);
-	} else {
-		const char *slash = strrchr(path, '/');
-		char dir[4096];
-
-		if (strlen(path) >= sizeof(ls->path) || !slash || !slash[1])
-			return -EINVAL;
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
-		snprintf(sp.base, sizeof(sp.base), "%s", slash + 1);
-		sp.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (sp.dirfd < 0)
-			return -errno;
-		id = listener_start(l, &sp, NULL);
-		if (id < 0) {
-			close(sp.dirfd);
-			return id;
-		}
-		ls = &l->ls[id];
-		snprintf(ls->path, sizeof(ls->path), "%s", path);
-		ls->dirfd = sp.dirfd;
-		{
-			/* Remember which file the listener made, so destroy
-			 * removes that one and nothing that replaced it. */
-			if (fstatat(sp.dirfd, sp.base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISSOCK(st.st_mode)) {
-				ls->dev = st.st_dev;
-				ls->ino = st.st_ino;
-			}
-		}
+	}
+	slash = strrchr(path, '/');
+	if (strlen(path) >= sizeof(ls->path) || !slash || !slash[1])
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	snprintf(sp.base, sizeof(sp.base), "%s", slash + 1);
+	sp.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sp.dirfd < 0)
+		return -errno;
+	id = listener_start(l, &sp, NULL);
+	if (id < 0) {
+		close(sp.dirfd);
 		return id;
 	}
+	ls = &l->ls[id];
+	snprintf(ls->path, sizeof(ls->path), "%s", path);
+	ls->dirfd = sp.dirfd;
+	/* Remember which file the listener made, so lab_destroy removes that
+	 * one and nothing that replaced it. */
+	if (fstatat(sp.dirfd, sp.base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode)) {
+		ls->dev = st.st_dev;
+		ls->ino = st.st_ino;
+	}
+	return id;
 }
 
 long lab_hits(const struct lab *l, int id)

@@ -112,9 +112,10 @@ int lab_enter_far(const struct lab *l);
 int lab_listen(struct lab *l, int proto, const char *addr, uint16_t port,
 	       uint16_t *port_out);
 
-/* Start a unix listener inside the lab, type SOCK_STREAM or SOCK_DGRAM,
- * bound to exactly one of path (a filesystem socket, created by the
- * listener and removed by lab_destroy) or abstract_name (without the
+/* Start a unix listener inside the lab, type SOCK_STREAM, SOCK_SEQPACKET
+ * or SOCK_DGRAM, bound to exactly one of path (a filesystem socket with a
+ * '/' in its name, bound by the listener in the directory as it was at
+ * this call, and removed by lab_destroy) or abstract_name (without the
  * leading NUL; abstract sockets belong to the network namespace, so only
  * processes inside the lab reach it).  Returns the listener id or -errno. */
 int lab_listen_unix(struct lab *l, const char *path, const char *abstract_name, int type);

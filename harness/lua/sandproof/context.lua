@@ -30,7 +30,9 @@ end
 function M.new(sc, runner_name, opts)
   local ok, adapter = pcall(require, runner_name)
   if not ok then return nil, "unknown runner '" .. runner_name .. "': " .. tostring(adapter) end
-  local safe = sc.id:gsub("[^%w]", "_")
+  -- Named with our pid: if this process dies before finish(), the harness
+  -- parent removes /tmp/sandproof-<pid>-* and /var/tmp/sandproof-<pid>-*.
+  local safe = sp.getpid() .. "-" .. sc.id:gsub("[^%w]", "_")
   local tmp, err = sp.mkdtemp("/tmp/sandproof-" .. safe .. "-")
   if not tmp then return nil, err end
   local t = setmetatable({
