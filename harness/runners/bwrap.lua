@@ -68,7 +68,7 @@ local function inside(path, roots)
   return false
 end
 
--- The argument vector for one request, or nil and an "unsupported" reason.
+-- The argument vector for one request.
 -- t.tmp holds the empty file that hides deny_read files.
 local function build(t, spec, bin)
   local p = spec.profile or {}
@@ -141,8 +141,10 @@ local function build(t, spec, bin)
         add("--perms", "0000", "--tmpfs", d, "--remount-ro", d)
       elseif st then
         if not empty then
+          -- one per context, kept for its later runs (mode 000: not even
+          -- its owner may rewrite it)
           empty = t.tmp .. "/.bwrap-empty"
-          assert(sp.write(empty, "", 0))
+          if not sp.lstat(empty) then assert(sp.write(empty, "", 0)) end
         end
         add("--ro-bind", empty, d)
       end
@@ -189,7 +191,7 @@ local STEPS = {
   { "^Can't mount devpts", "dev" }, { "^Can't mount mqueue", "dev" },
   { "pivot_root", "pivot_root" }, { "^Creating new namespace failed", "clone" },
   { "^setting up uid map", "uid_map" }, { "^setting up gid map", "uid_map" },
-  { "^loopback", "loopback" }, { "[Cc]apabilit", "capabilities" }, { "seccomp", "seccomp" },
+  { "^loopback", "loopback" }, { "[Cc]apabilit", "capabilities" }, { "[Ss]eccomp", "seccomp" }, { "SECCOMP", "seccomp" },
 }
 
 local function setup_error(msg)
@@ -221,7 +223,10 @@ function M.sandbox(t, spec)
   local bin = binary()
   local argv = build(t, spec, bin)
   local tmo = spec.timeout_ms or 30000
-  if tmo > 0 then
+  -- When the harness signals the runner (cancel, SIGKILL: PROC-4/10) the
+  -- signalled process must be the peer itself, not the watchdog: no
+  -- watchdog then (the harness's backstop still ends a hung run).
+  if tmo > 0 and not spec.signal_after_ms then
     -- The integrator's watchdog: TERM to bwrap at the timeout (KILL 2 s
     -- later); --die-with-parent and the pid namespace end the tree.
     local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
@@ -234,15 +239,21 @@ function M.sandbox(t, spec)
                       signal_after_ms = spec.signal_after_ms, signal = spec.signal }
   local stderr = r.stderr or ""
   local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("timeout: sending signal [^\n]*\n?", "")
+  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
   local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
               stdout = r.stdout or "", stderr = stderr, denials = array() }
   local last = last_line(stderr)
+  -- timeout(1)'s own failure (status 125-127, "timeout: MESSAGE"): the
+  -- watchdog could not start the peer, nothing ran
+  local watchdog = (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ([^\n]*)")
   local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
   if r.timed_out then
     o.kind = "runner_failed" -- bwrap outlived its own watchdog by 10 s
   elseif r.setup_error then
     o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
+  elseif watchdog then
+    o.kind = "sandbox_setup_failure"
+    o.setup_error = { step = "spawn", errno = ERRNO[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
   elseif r.code == 0 then
     o.kind = "success"
   elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
@@ -263,7 +274,8 @@ function M.sandbox(t, spec)
     end
   end
   return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           harness_killed = r.leftovers }
 end
 
 return M

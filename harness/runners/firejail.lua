@@ -192,7 +192,10 @@ function M.sandbox(t, spec)
   local argv, unsupported = build(spec, binary())
   if not argv then return { unsupported = unsupported } end
   local tmo = spec.timeout_ms or 30000
-  if tmo > 0 then
+  -- When the harness signals the runner (cancel, SIGKILL: PROC-4/10) the
+  -- signalled process must be the peer itself, not the watchdog: no
+  -- watchdog then (the harness's backstop still ends a hung run).
+  if tmo > 0 and not spec.signal_after_ms then
     -- firejail's own --timeout=hh:mm:ss ends with status 1 and no message,
     -- indistinguishable from the command's own exit 1: the integrator's
     -- watchdog is timeout(1), TERM then KILL 2 s later.  firejail forwards
@@ -210,15 +213,21 @@ function M.sandbox(t, spec)
                       signal_after_ms = spec.signal_after_ms, signal = spec.signal }
   local stderr = r.stderr or ""
   local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("timeout: sending signal [^\n]*\n?", "")
+  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
   local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
               stdout = r.stdout or "", stderr = stderr, denials = array() }
+  -- timeout(1)'s own failure (status 125-127, "timeout: MESSAGE"): the
+  -- watchdog could not start the peer, nothing ran
+  local watchdog = (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ([^\n]*)")
   local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
   local err = error_line(stderr)
   if r.timed_out then
     o.kind = "runner_failed" -- firejail outlived its watchdog by 10 s
   elseif r.setup_error then
     o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
+  elseif watchdog then
+    o.kind = "sandbox_setup_failure"
+    o.setup_error = { step = "spawn", errno = ERRNO[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
   elseif r.code == 0 then
     o.kind = "success"
   elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
@@ -230,7 +239,8 @@ function M.sandbox(t, spec)
     o.kind, o.setup_error = "sandbox_setup_failure", setup_error(err)
   end
   return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           harness_killed = r.leftovers }
 end
 
 return M

@@ -93,6 +93,16 @@ function M.run_one(file, runner_name, opts)
   res.scenario = sc.id
   local expected = sc.expect[sp.os]
   res.expected = table.concat(expected, ",")
+  -- a runner missing from this machine is a skip, never a fail
+  local okr, adapter = pcall(require, runner_name)
+  if okr and type(adapter) == "table" and adapter.available then
+    local avail, why = adapter.available(opts.paths)
+    if not avail then
+      res.verdict, res.reason = "skip", tostring(why or (runner_name .. " not available"))
+      res.duration_ms = math.floor(sp.now_ms() - started)
+      return res
+    end
+  end
   local t, terr = context.new(sc, runner_name, opts)
   if not t then
     res.verdict, res.reason = "error", terr
