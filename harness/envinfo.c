@@ -1,6 +1,8 @@
 /* envinfo.c - see envinfo.h. */
 #include "envinfo.h"
 
+#include <dirent.h>
+#include <lauxlib.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "filter.h"
+#include "host.h"
 #include "landlock.h"
 
 static void add_file(cJSON *o, const char *key, const char *path)
@@ -56,6 +59,66 @@ static void add_cmd(cJSON *o, const char *key, char *const argv[])
 	cJSON_AddStringToObject(o, key, buf);
 }
 
+/* Each runner's version, asked of its adapter (harness/runners/<name>.lua,
+ * version(paths)); "not installed" when available() says no.  runners: a
+ * comma list, or NULL for every adapter there is. */
+static void runner_versions(const struct scen_paths *p, const char *runners, cJSON *out)
+{
+	lua_State *L = host_new(p->harness);
+	char list[512], path[4096], *save = NULL;
+	DIR *d;
+	struct dirent *de;
+
+	if (!L)
+		return;
+	list[0] = '\0';
+	if (runners) {
+		snprintf(list, sizeof(list), "%s", runners);
+	} else if ((snprintf(path, sizeof(path), "%s/runners", p->harness), d = opendir(path))) {
+		while ((de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+
+			if (n > 4 && strcmp(de->d_name + n - 4, ".lua") == 0)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.*s",
+					 list[0] ? "," : "", (int)(n - 4), de->d_name);
+		}
+		closedir(d);
+	}
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const char *v = "unknown";
+
+		lua_settop(L, 0);
+		lua_getglobal(L, "require");
+		lua_pushstring(L, name);
+		if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
+			int ad = lua_gettop(L);
+
+			lua_createtable(L, 0, 3);
+			lua_pushstring(L, p->ref);
+			lua_setfield(L, -2, "ref");
+			lua_pushstring(L, p->probe);
+			lua_setfield(L, -2, "probe");
+			lua_pushstring(L, p->harness);
+			lua_setfield(L, -2, "harness");
+			int paths = lua_gettop(L);
+
+			lua_getfield(L, ad, "available");
+			lua_pushvalue(L, paths);
+			if (lua_isfunction(L, -2) && host_pcall(L, 1, 1) == LUA_OK && !lua_toboolean(L, -1)) {
+				v = "not installed";
+			} else {
+				lua_settop(L, paths);
+				lua_getfield(L, ad, "version");
+				lua_pushvalue(L, paths);
+				if (lua_isfunction(L, -2) && host_pcall(L, 1, 1) == LUA_OK && lua_isstring(L, -1))
+					v = lua_tostring(L, -1);
+			}
+		}
+		cJSON_AddStringToObject(out, name, v);
+	}
+	lua_close(L);
+}
+
 char *envinfo_json(const struct scen_paths *p, const char *runners)
 {
 	cJSON *o = cJSON_CreateObject(), *rv;
@@ -79,10 +142,7 @@ char *envinfo_json(const struct scen_paths *p, const char *runners)
 	add_cmd(o, "git_revision", (char *[]){"git", "-C", SANDPROOF_SOURCE_DIR, "rev-parse",
 					      "--short", "HEAD", NULL});
 	rv = cJSON_AddObjectToObject(o, "runners");
-	if (runners && strstr(runners, "ref"))
-		add_cmd(rv, "ref", (char *[]){(char *)p->ref, "--version", NULL});
-	if (runners && strstr(runners, "none"))
-		cJSON_AddStringToObject(rv, "none", "no sandbox");
+	runner_versions(p, runners, rv);
 	out = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return out;

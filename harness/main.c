@@ -169,7 +169,7 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_env(void)
 {
-	char *env = envinfo_json(&paths, "ref");
+	char *env = envinfo_json(&paths, NULL); /* every runner adapter there is */
 
 	if (!env)
 		return EXIT_INTERNAL;
