@@ -17,6 +17,7 @@ local M = { name = "codex" }
 
 local DEFAULT_PREFIX = "/opt/sandproof-peers"
 local SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
+local TIMEOUT = "/usr/bin/timeout" -- coreutils: codex has no timeout of its own
 
 local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
 
@@ -48,6 +49,7 @@ end
 
 function M.available()
   if not codex_bin() then return false, "codex not installed (ci/peers-npm.sh)" end
+  if not sp.exists(TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
   if not find("node") then return false, "codex not installed: node missing" end
   return true
 end
@@ -154,23 +156,94 @@ local function config_toml(spec, notes, home)
   for k in pairs(spec.env or {}) do keys[#keys + 1] = k end
   table.sort(keys)
   for _, k in ipairs(keys) do lines[#lines + 1] = q(k) .. " = " .. q(spec.env[k]) end
+  -- PROC-11: the contract's own two variables
+  local allow = p.network and p.network.mode == "allow"
+  lines[#lines + 1] = '"SANDPROOF_SANDBOXED" = "1"'
+  lines[#lines + 1] = '"SANDPROOF_NETWORK" = ' .. q(allow and "allow" or "deny")
   lines[#lines + 1] = "[permissions.sandproof.filesystem]"
   local e, order = fs_entries(p.filesystem, notes, home)
   for _, k in ipairs(order) do lines[#lines + 1] = q(k) .. " = " .. q(e[k]) end
   lines[#lines + 1] = "[permissions.sandproof.network]"
-  local allow = p.network and p.network.mode == "allow"
   lines[#lines + 1] = "enabled = " .. (allow and "true" or "false")
   return table.concat(lines, "\n") .. "\n"
 end
 
 -- ---- running -----------------------------------------------------------------
 
+local SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
+
+-- Rust's io::Error texts end "(os error N)": N as an errno name (OUT-6)
+local OS_ERRNO = { [1] = "EPERM", [2] = "ENOENT", [7] = "E2BIG", [8] = "ENOEXEC",
+                   [12] = "ENOMEM", [13] = "EACCES", [16] = "EBUSY", [17] = "EEXIST",
+                   [20] = "ENOTDIR", [21] = "EISDIR", [22] = "EINVAL", [26] = "ETXTBSY",
+                   [30] = "EROFS", [36] = "ENAMETOOLONG", [40] = "ELOOP" }
+local STRERROR = { ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
+                   ["Permission denied"] = "EACCES", ["Read-only file system"] = "EROFS",
+                   ["Operation not permitted"] = "EPERM", ["File exists"] = "EEXIST",
+                   ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL" }
+
+local function last_line(s)
+  local last
+  for l in (s or ""):gmatch("[^\n]+") do last = l end
+  return last
+end
+
+-- The outcome from what codex gives: a status and stderr.  Codex's own
+-- failures are told from the command's by codex's own messages (status 1
+-- with nothing on stdout: "error building bubblewrap command: ...",
+-- "bwrap: ...", "Error: ..."; status 101 with its helper's panic
+-- "Failed to execvp PROG: TEXT (os error N)"), the same rule as the
+-- bwrap adapter's; a command printing those exact lines would be misread.
+local function outcome(spec, r)
+  local stderr = r.stderr or ""
+  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
+  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
+  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
+              stdout = r.stdout or "", stderr = stderr, denials = setmetatable({}, { __jsonarray = true }) }
+  local last = last_line(stderr) or ""
+  local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
+  local exec_prog, exec_n = stderr:match("Failed to execvp (.-): [^\n]* %(os error (%d+)%)")
+  if r.timed_out then
+    o.kind = "runner_failed" -- codex outlived its own watchdog by 10 s
+  elseif r.setup_error then
+    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
+  elseif (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ") then
+    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = last }
+  elseif r.code == 0 then
+    o.kind = "success"
+  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
+    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
+  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
+    o.kind = "timed_out"
+  elseif r.code == 101 and exec_prog and o.stdout == "" then
+    local e = OS_ERRNO[tonumber(exec_n)] or ("os error " .. exec_n)
+    o.kind = (e == "ENOENT" or e == "ENOTDIR") and "executable_not_found" or "application_failure"
+    o.exec_error = e
+  elseif r.code == 1 and o.stdout == "" and (last:match("^error building bubblewrap command: ")
+          or last:match("^bwrap: ") or last:match("^Error: ")) then
+    local n = last:match("%(os error (%d+)%)")
+    local text = last:match(": ([^:]+)$")
+    local step = last:match("^bwrap: ") and "bwrap" or (last:match("^Error: ") and "codex" or "policy")
+    o.kind = "sandbox_setup_failure"
+    o.setup_error = { step = step, errno = n and OS_ERRNO[tonumber(n)] or (text and STRERROR[text]),
+                      detail = last }
+  end
+  return o
+end
+
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  if spec.raw_request then return { unsupported = "codex takes no contract request" } end
+  if spec.raw_request then return { unsupported = "codex takes no contract request (raw_request)" } end
   local p = spec.profile or {}
-  if p.runtime then return { unsupported = "codex has no runtime roots" } end
+  if p.runtime then return { unsupported = "codex has no runtime roots (profile.runtime)" } end
+  if p.block_unix_sockets then
+    return { unsupported = "codex has no setting to block unix sockets (block_unix_sockets)" }
+  end
+  if spec.output_limit_bytes then
+    return { unsupported = "codex has no output bound: the command writes to codex's own " ..
+                           "descriptors, so output_limit_bytes cannot be asked of it" }
+  end
   -- Codex refuses to lay out its helper binaries under /tmp, so its home is
   -- the scenario's other temp directory (/var/tmp/sandproof-*, removed with
   -- the scenario), never the real $HOME.
@@ -178,32 +251,28 @@ function M.sandbox(t, spec)
   local home = t.vtmp .. "/codex-home"
   if not sp.exists(home) then assert(sp.mkdir(home)) end
   local notes = {}
-  if p.block_unix_sockets then
-    notes[#notes + 1] = "block_unix_sockets: codex has no such setting; ran without it"
-  end
-  if spec.output_limit_bytes then
-    notes[#notes + 1] = "output_limit_bytes: codex has no output bound; ran without it"
-  end
   assert(sp.write(home .. "/config.toml", config_toml(spec, notes, home)))
   for _, n in ipairs(notes) do t:note("note", "codex adapter: " .. n) end
   local argv = { codex_bin(), "sandbox", "-P", "sandproof", "-C", spec.cwd, "--" }
   for _, a in ipairs(spec.command) do argv[#argv + 1] = a end
+  local tmo = spec.timeout_ms or 30000
+  -- The integrator's watchdog (codex has no timeout): TERM to codex at the
+  -- timeout, KILL 2 s later.  Not when the harness signals the runner
+  -- itself (cancel, SIGKILL): then the signalled process must be codex.
+  if tmo > 0 and not spec.signal_after_ms then
+    local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
+    for _, x in ipairs(argv) do w[#w + 1] = x end
+    argv = w
+  end
   -- Everything runs inside the lab (no uplink): codex never reaches a model
   -- or the internet, whatever it tries.
   if not t._ctx.lab then t:lab() end
-  -- Codex has no timeout of its own: the harness stops it a little after
-  -- the request's timeout, and the outcome says how it ended (never
-  -- "timed_out", which only a runner can report).
   local r = t:spawn { argv = argv, cwd = t.vtmp,
-                      env = { "PATH=" .. launcher_path(), "HOME=" .. home, "CODEX_HOME=" .. home },
-                      stdin = spec.stdin, timeout_ms = (spec.timeout_ms or 30000) + 2000,
+                      env = { "PATH=" .. launcher_path(), "HOME=" .. home, "CODEX_HOME=" .. home,
+                              "LC_ALL=C" },
+                      stdin = spec.stdin, timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
                       signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  -- `codex sandbox` exits with the command's status (128+N for a signal);
-  -- only the status is known, so the kind comes from it alone.
-  local kind = r.code == 0 and "success" or "application_failure"
-  return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
-                       stdout = r.stdout, stderr = r.stderr, denials = {} },
-           runner_exit = r.code, runner_signal = r.signal,
+  return { outcome = outcome(spec, r), runner_exit = r.code, runner_signal = r.signal,
            hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
 end
 
