@@ -25,7 +25,8 @@ latest="select r.* from result r join (select runner, max(run_id) m from result 
 	sqlite3 -separator '|' "$db" "
 	  with x as ($latest)
 	  select '| ' || runner || ' | ' ||
-	    coalesce((select json_extract(env_json, '\$.runners.' || x.runner) from run where id = max(x.run_id)), '') || ' | ' ||
+	    coalesce((select json_extract(run.env_json, '\$.runners.' || x.runner) from run
+	              where run.id = (select max(y.run_id) from x y where y.runner = x.runner)), '') || ' | ' ||
 	    sum(verdict = 'pass') || ' | ' || sum(verdict = 'fail') || ' | ' || sum(verdict = 'skip') || ' | ' ||
 	    sum(verdict = 'unsupported') || ' | ' || sum(verdict = 'inconclusive') || ' | ' || sum(verdict = 'error') || ' |'
 	  from x group by runner order by runner = 'ref' desc, runner"
