@@ -5,6 +5,7 @@
 -- Whatever the runner resolved before or after, the read-only content must
 -- not change and nothing may land outside.  The command writes through both
 -- names (the link's name holds the real directory once swapped).
+local lib = require "sandproof.lib"
 local function array(t) return setmetatable(t, { __jsonarray = true }) end
 
 -- Host oracle: one line per entry under dir (path, type, a file's content);
@@ -82,47 +83,7 @@ return scenario {
       sp.write(t.outside .. "/victim", "untouched\n")
       sp.unlink(t.ws .. "/ok")
     end
-    -- positive control and the number of windows: a plain run
-    local n, r0 = t:hold_count { syscalls = SYSCALLS, sandbox = spec() }
-    t:ran(r0)
-    if sp.read(t.ws .. "/ok") ~= "ok" then return "control_failed" end
-    local bad = changed()
-    if bad then
-      t:note("note", "changed in the plain run: " .. bad)
-      return "escaped"
-    end
-    reset()
-    if n == 0 then t:skip("the runner made none of the held syscalls") end
-    local mark, hit, escaped, kinds = #t.evidence, 0, {}, {}
-    for k = 1, n do
-      local at
-      local r = t:hold { syscalls = SYSCALLS, at = k, sandbox = spec(), action = function(_, name)
-        if sp.swap(ro, link) then at = name end
-      end }
-      -- keep the evidence of the sweep readable: one summary, escapes only
-      for i = #t.evidence, mark + 1, -1 do t.evidence[i] = nil end
-      if at then
-        hit = hit + 1
-        assert(sp.swap(ro, link)) -- back to the original arrangement
-      end
-      local kind = tostring(r.outcome.kind)
-      kinds[kind] = (kinds[kind] or 0) + 1
-      bad = changed()
-      if bad then
-        escaped[#escaped + 1] = k
-        if #escaped <= 4 then
-          t:note("note", string.format("k=%d (%s), outcome %s: changed %s", k, tostring(at), kind, bad))
-        end
-        mark = #t.evidence
-      end
-      reset()
-    end
-    local ks = {}
-    for kind, c in pairs(kinds) do ks[#ks + 1] = kind .. "=" .. c end
-    table.sort(ks)
-    t:set_power { attempts = n, windows = hit, min = n }
-    t:note("note", string.format("windows %d, hit %d, outcomes %s, escaped %d%s", n, hit,
-      table.concat(ks, " "), #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
-    return #escaped == 0 and "confined" or "escaped"
+    return lib.swap_sweep(t, { syscalls = SYSCALLS, spec = spec, changed = changed,
+                               reset = reset, a = ro, b = link })
   end,
 }

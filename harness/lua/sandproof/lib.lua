@@ -61,4 +61,57 @@ function M.socket_family_refused(t, target)
   return "refused"
 end
 
+-- The hold sweep of the swap family: a plain run (positive control: the
+-- write to t.ws/ok lands; and nothing outside changed) counts the calls
+-- among o.syscalls; then for every k a run in which a and b are exchanged
+-- at the k-th call (and exchanged back after).  o.spec() builds the run,
+-- o.changed() says what changed outside the policy (nil: nothing),
+-- o.reset() restores the scene.  Power: every window must be hit.
+-- Returns "confined", "escaped" or "control_failed".
+function M.swap_sweep(t, o)
+  local SYSCALLS, spec, changed, reset, a, b = o.syscalls, o.spec, o.changed, o.reset, o.a, o.b
+  -- positive control and the number of windows: a plain run
+  local n, r0 = t:hold_count { syscalls = SYSCALLS, sandbox = spec() }
+  t:ran(r0)
+  if sp.read(t.ws .. "/ok") ~= "ok" then return "control_failed" end
+  local bad = changed()
+  if bad then
+    t:note("note", "changed in the plain run: " .. bad)
+    return "escaped"
+  end
+  reset()
+  if n == 0 then t:skip("the runner made none of the held syscalls") end
+  local mark, hit, escaped, kinds = #t.evidence, 0, {}, {}
+  for k = 1, n do
+    local at
+    local r = t:hold { syscalls = SYSCALLS, at = k, sandbox = spec(), action = function(_, name)
+      if sp.swap(a, b) then at = name end
+    end }
+    -- keep the evidence of the sweep readable: one summary, escapes only
+    for i = #t.evidence, mark + 1, -1 do t.evidence[i] = nil end
+    if at then
+      hit = hit + 1
+      assert(sp.swap(a, b)) -- back to the original arrangement
+    end
+    local kind = tostring(r.outcome.kind)
+    kinds[kind] = (kinds[kind] or 0) + 1
+    bad = changed()
+    if bad then
+      escaped[#escaped + 1] = k
+      if #escaped <= 4 then
+        t:note("note", string.format("k=%d (%s), outcome %s: changed %s", k, tostring(at), kind, bad))
+      end
+      mark = #t.evidence
+    end
+    reset()
+  end
+  local ks = {}
+  for kind, c in pairs(kinds) do ks[#ks + 1] = kind .. "=" .. c end
+  table.sort(ks)
+  t:set_power { attempts = n, windows = hit, min = n }
+  t:note("note", string.format("windows %d, hit %d, outcomes %s, escaped %d%s", n, hit,
+    table.concat(ks, " "), #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
+  return #escaped == 0 and "confined" or "escaped"
+end
+
 return M
