@@ -9,13 +9,14 @@
 -- enforcement of its own: what the scenarios observe is bwrap's.
 local sp = require "sp"
 
+local peer = require "sandproof.peer"
+local array, by_depth, DEFAULT_PROTECTED, SIGNALS = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED, peer.SIGNALS
+
 local M = { name = "bwrap" }
 
 local CANDIDATES = { "/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap" }
 local TIMEOUT = "/usr/bin/timeout" -- coreutils: bwrap has no timeout of its own
-local DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
 local PLATFORM_ROOTS = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc" }
-local SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
 
 local function binary()
   local env = os.getenv("SANDPROOF_BWRAP")
@@ -43,22 +44,8 @@ end
 function M.gc() return nil end
 function M.gc_async() return nil end
 
-local function array(t) return setmetatable(t or {}, { __jsonarray = true }) end
 
-local function depth(p)
-  local _, n = p:gsub("/", "")
-  return n
-end
 
--- Paths sorted parents first, so a later mount never hides an earlier one
--- it should sit on top of.
-local function by_depth(list)
-  table.sort(list, function(a, b)
-    if depth(a) ~= depth(b) then return depth(a) < depth(b) end
-    return a < b
-  end)
-  return list
-end
 
 -- Whether path is one of roots or beneath one.
 local function inside(path, roots)

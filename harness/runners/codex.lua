@@ -13,6 +13,9 @@
 -- docs/peers/codex-srt.md.
 local sp = require "sp"
 
+local peer = require "sandproof.peer"
+local last_line, find, DEFAULT_PROTECTED, SIGNALS = peer.last_line, peer.find, peer.DEFAULT_PROTECTED, peer.SIGNALS
+
 local M = { name = "codex" }
 
 local DEFAULT_PREFIX = "/opt/sandproof-peers"
@@ -21,14 +24,6 @@ local TIMEOUT = "/usr/bin/timeout" -- coreutils: codex has no timeout of its own
 
 local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
 
--- an executable by name: the peers prefix first, then the harness's PATH
-local function find(name, first)
-  if first and sp.exists(first .. "/" .. name) then return first .. "/" .. name end
-  for d in (os.getenv("PATH") or SYS_PATH):gmatch("[^:]+") do
-    if sp.exists(d .. "/" .. name) then return d .. "/" .. name end
-  end
-  return nil
-end
 
 local function codex_bin() return find("codex", prefix() .. "/bin") end
 
@@ -82,7 +77,6 @@ end
 
 local function join(root, name) return (root:gsub("/+$", "")) .. "/" .. name end
 
-local DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
 local CODEX_PROTECTS = { [".git"] = true, [".agents"] = true, [".codex"] = true }
 
 -- The request's filesystem policy as codex permission-profile entries
@@ -170,7 +164,6 @@ end
 
 -- ---- running -----------------------------------------------------------------
 
-local SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
 
 -- Rust's io::Error texts end "(os error N)": N as an errno name (OUT-6)
 local OS_ERRNO = { [1] = "EPERM", [2] = "ENOENT", [7] = "E2BIG", [8] = "ENOEXEC",
@@ -182,11 +175,6 @@ local STRERROR = { ["No such file or directory"] = "ENOENT", ["Not a directory"]
                    ["Operation not permitted"] = "EPERM", ["File exists"] = "EEXIST",
                    ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL" }
 
-local function last_line(s)
-  local last
-  for l in (s or ""):gmatch("[^\n]+") do last = l end
-  return last
-end
 
 -- The outcome from what codex gives: a status and stderr.  Codex's own
 -- failures are told from the command's by codex's own messages (status 1

@@ -14,12 +14,13 @@
 -- which a setuid-root binary runs without privilege).
 local sp = require "sp"
 
+local peer = require "sandproof.peer"
+local array, by_depth, DEFAULT_PROTECTED, SIGNALS = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED, peer.SIGNALS
+
 local M = { name = "firejail" }
 
 local CANDIDATES = { "/usr/bin/firejail", "/usr/local/bin/firejail", "/bin/firejail" }
 local TIMEOUT = "/usr/bin/timeout" -- coreutils; see the timeout note below
-local DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
-local SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
 -- the calls PRIV-2 and NET-5 refuse, added to firejail's default blacklist
 local SECCOMP_EXTRA = {
   "ptrace", "process_vm_readv", "process_vm_writev", "io_uring_setup", "io_uring_enter",
@@ -56,20 +57,8 @@ end
 function M.gc() return nil end
 function M.gc_async() return nil end
 
-local function array(t) return setmetatable(t or {}, { __jsonarray = true }) end
 
-local function depth(p)
-  local _, n = p:gsub("/", "")
-  return n
-end
 
-local function by_depth(list)
-  table.sort(list, function(a, b)
-    if depth(a) ~= depth(b) then return depth(a) < depth(b) end
-    return a < b
-  end)
-  return list
-end
 
 -- The argument vector for one request, or nil and an "unsupported" reason.
 local function build(spec, bin)

@@ -14,6 +14,9 @@
 -- documented in docs/peers/codex-srt.md.
 local sp = require "sp"
 
+local peer = require "sandproof.peer"
+local last_line, find, DEFAULT_PROTECTED, SIGNALS = peer.last_line, peer.find, peer.DEFAULT_PROTECTED, peer.SIGNALS
+
 local M = { name = "srt" }
 
 local DEFAULT_PREFIX = "/opt/sandproof-peers"
@@ -22,13 +25,6 @@ local TIMEOUT = "/usr/bin/timeout" -- coreutils: srt has no timeout of its own
 
 local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
 
-local function find(name, first)
-  if first and sp.exists(first .. "/" .. name) then return first .. "/" .. name end
-  for d in (os.getenv("PATH") or SYS_PATH):gmatch("[^:]+") do
-    if sp.exists(d .. "/" .. name) then return d .. "/" .. name end
-  end
-  return nil
-end
 
 local function srt_bin() return find("srt", prefix() .. "/bin") end
 
@@ -81,7 +77,6 @@ local function join(root, name) return (root:gsub("/+$", "")) .. "/" .. name end
 
 local function under(p, dir) return p == dir or p:sub(1, #dir + 1) == dir .. "/" end
 
-local DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
 
 -- The request's policy as srt settings.  notes: what could not be said.
 local function settings(spec, notes)
@@ -149,18 +144,12 @@ local function settings(spec, notes)
   return s
 end
 
-local SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
 local STRERROR = { ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
                    ["Permission denied"] = "EACCES", ["Read-only file system"] = "EROFS",
                    ["Operation not permitted"] = "EPERM", ["File exists"] = "EEXIST",
                    ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL",
                    ["No space left on device"] = "ENOSPC", ["Device or resource busy"] = "EBUSY" }
 
-local function last_line(s)
-  local last
-  for l in (s or ""):gmatch("[^\n]+") do last = l end
-  return last
-end
 
 -- The outcome from what srt gives: a status and stderr.  srt's own
 -- failures are told from the command's by its own messages (status 1 with
