@@ -2,7 +2,8 @@
 -- exist are ignored: the run goes ahead (nothing could be created there
 -- anyway, / being read-only).  A capability claim: the command runs and
 -- its workspace write lands.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.absent_deny_paths_ignored",

@@ -3,7 +3,8 @@
 -- (ls, cat, the probe's read; before and after trying to chmod the cover
 -- open), while the rest of the workspace reads fine
 -- (positive control).  The directory is untouched on the host.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.deny_read_dir",

@@ -3,7 +3,8 @@
 -- (before and after trying to chmod the cover readable),
 -- while a neighbour in the same directory reads fine (positive control).
 -- The file itself is untouched on the host.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.deny_read_file",

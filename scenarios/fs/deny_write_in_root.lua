@@ -1,7 +1,8 @@
 -- deny_write paths are read-only even inside a write root: a file (its
 -- content) and a directory (its entries), while the root around them stays
 -- writable (positive control).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.deny_write_in_root",

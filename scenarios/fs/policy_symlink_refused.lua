@@ -2,7 +2,8 @@
 -- root is given as a link to the workspace, and the runner must refuse
 -- (ELOOP) instead of making whatever the link points at writable.  The
 -- same request naming the real directory runs (positive control).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.policy_symlink_refused",

@@ -2,7 +2,8 @@
 -- root: its file cannot be overwritten, appended to, removed or renamed
 -- away, and nothing can be created in it; the rest of the root stays
 -- writable (positive control).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.read_only_subpath",

@@ -2,7 +2,8 @@
 -- promise a read confinement the mount layer does not give, so it is
 -- refused (sandbox_setup_failure, EOPNOTSUPP) and nothing runs.  The same
 -- request with read_roots ["/"] runs (positive control).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.read_roots_refused",

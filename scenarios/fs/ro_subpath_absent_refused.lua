@@ -2,7 +2,8 @@
 -- the command could create it and so choose what it is.  The same request
 -- naming an existing subpath runs (positive control); the refused one must
 -- not run at all (host oracle: its marker write does not land).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.ro_subpath_absent_refused",

@@ -2,7 +2,8 @@
 -- at a directory beside it) is refused, never followed: following it would
 -- protect the link's target today and nothing once the link is changed.
 -- The same request naming the real directory runs (positive control).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 return scenario {
   id = "fs.ro_subpath_symlink_refused",

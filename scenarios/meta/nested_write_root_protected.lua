@@ -2,7 +2,8 @@
 -- own gets the protected names of that root: sub/.git/hooks and
 -- sub/.git/config are read-only and creating sub/.agents is reported,
 -- while both roots stay writable (positive controls in each).
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
 local function denied_for(o, path)
   for _, d in ipairs(o.denials or {}) do

@@ -10,13 +10,10 @@
 -- it are the command's own time, where the contract promises nothing for
 -- deny_read; they are swept and reported, not counted.  The oracle is the
 -- host's capture of what the command printed: no secret in it.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
--- every syscall that resolves a path (unused ones cost nothing)
-local SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
-                   "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
-                   "renameat2", "unlinkat", "readlink", "readlinkat", "access", "faccessat",
-                   "faccessat2", "inotify_add_watch", "execve", "pivot_root", "umount2", "statfs" }
+local SYSCALLS = lib.PATH_SYSCALLS
 
 return scenario {
   id = "swap.deny_read_appears_held",

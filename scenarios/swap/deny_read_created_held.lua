@@ -6,13 +6,10 @@
 -- the files it found when it checked, rather than the directory, leaks the
 -- new one.  The oracle is the host's capture of everything the command
 -- printed: the secret must never be in it, while a public sibling is.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
--- every syscall that resolves a path (unused ones cost nothing)
-local SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
-                   "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
-                   "renameat2", "unlinkat", "readlink", "readlinkat", "access", "faccessat",
-                   "faccessat2", "inotify_add_watch", "execve", "pivot_root", "umount2", "statfs" }
+local SYSCALLS = lib.PATH_SYSCALLS
 
 return scenario {
   id = "swap.deny_read_created_held",

@@ -3,38 +3,12 @@
 -- runner that resolves the name follows the link and makes the outside
 -- writable; the contract wants it refused (or, at the least, confined).
 -- The oracle is the host: t.outside must be exactly as it was.
-local function array(t) return setmetatable(t, { __jsonarray = true }) end
+local lib = require "sandproof.lib"
+local array = lib.array
 
--- Host oracle: one line per entry under dir (path, type, a file's content);
--- symlinks are listed, never followed.  Equal snapshots: nothing changed.
-local function snapshot(dir)
-  local out = {}
-  local function walk(rel)
-    local p = rel == "" and dir or dir .. "/" .. rel
-    local st = sp.lstat(p)
-    if not st then out[#out + 1] = rel .. " absent" return end
-    if st.type == "dir" then
-      out[#out + 1] = rel .. "/"
-      local names = sp.listdir(p) or {}
-      table.sort(names)
-      for _, n in ipairs(names) do walk(rel == "" and n or rel .. "/" .. n) end
-    else
-      out[#out + 1] = rel .. " " .. st.type .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n"))
-    end
-  end
-  walk("")
-  return table.concat(out, "\n")
-end
+local snapshot = lib.snapshot
 
--- The lines of after that are not in before (what appeared or changed).
-local function diff(before, after)
-  local seen, d = {}, {}
-  for l in before:gmatch("[^\n]+") do seen[l] = true end
-  for l in after:gmatch("[^\n]+") do
-    if not seen[l] then d[#d + 1] = l:sub(1, 120) end
-  end
-  return #d > 0 and table.concat(d, "; ") or "(entries removed)"
-end
+local diff = lib.snapshot_diff
 
 return scenario {
   id = "swap.write_root_symlink_before",

@@ -114,4 +114,41 @@ function M.swap_sweep(t, o)
   return #escaped == 0 and "confined" or "escaped"
 end
 
+-- Host oracle: one line per entry under dir (path, type, a file's content);
+-- symlinks are listed, never followed.  Equal snapshots: nothing changed.
+function M.snapshot(dir)
+  local out = {}
+  local function walk(rel)
+    local p = rel == "" and dir or dir .. "/" .. rel
+    local st = sp.lstat(p)
+    if not st then out[#out + 1] = rel .. " absent" return end
+    if st.type == "dir" then
+      out[#out + 1] = rel .. "/"
+      local names = sp.listdir(p) or {}
+      table.sort(names)
+      for _, n in ipairs(names) do walk(rel == "" and n or rel .. "/" .. n) end
+    else
+      out[#out + 1] = rel .. " " .. st.type .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n"))
+    end
+  end
+  walk("")
+  return table.concat(out, "\n")
+end
+
+-- The lines of after that are not in before (what appeared or changed).
+function M.snapshot_diff(before, after)
+  local seen, d = {}, {}
+  for l in before:gmatch("[^\n]+") do seen[l] = true end
+  for l in after:gmatch("[^\n]+") do
+    if not seen[l] then d[#d + 1] = l:sub(1, 120) end
+  end
+  return #d > 0 and table.concat(d, "; ") or "(entries removed)"
+end
+
+-- every syscall that resolves a path (unused ones cost nothing)
+M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
+                   "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
+                   "renameat2", "unlinkat", "readlink", "readlinkat", "access", "faccessat",
+                   "faccessat2", "inotify_add_watch", "execve", "pivot_root", "umount2", "statfs" }
+
 return M
