@@ -9,6 +9,8 @@
  * 1 any other verdict, 2 usage error, 3 internal error. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -108,6 +110,31 @@ static void probe_unstage(void)
 	rmdir(staged_dir);
 }
 
+/* A harness killed with SIGKILL cannot unstage: the directory names its
+ * pid, so the next run removes those of processes that no longer exist
+ * (only ours: the directory must be owned by us). */
+static void probe_sweep(void)
+{
+	glob_t g;
+
+	if (glob("/var/tmp/sandproof-probe-*", GLOB_NOSORT, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *d = g.gl_pathv[i];
+		int pid = atoi(d + strlen("/var/tmp/sandproof-probe-"));
+		struct stat st;
+		char f[256];
+
+		if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH) ||
+		    lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+			continue;
+		snprintf(f, sizeof(f), "%s/sandproof-probe", d);
+		unlink(f);
+		rmdir(d);
+	}
+	globfree(&g);
+}
+
 static int probe_stage(void)
 {
 	static char path[128];
@@ -117,7 +144,8 @@ static int probe_stage(void)
 
 	if (strncmp(paths.probe, "/tmp/", 5) != 0)
 		return 0;
-	snprintf(staged_dir, sizeof(staged_dir), "/var/tmp/sandproof-probe.XXXXXX");
+	probe_sweep();
+	snprintf(staged_dir, sizeof(staged_dir), "/var/tmp/sandproof-probe-%d.XXXXXX", (int)getpid());
 	if (!mkdtemp(staged_dir))
 		return -errno;
 	chmod(staged_dir, 0755);
@@ -264,8 +292,6 @@ static int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (probe_stage() < 0)
-		fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
 	snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out);
 	if ((rc = db_open(dbpath, &db, err, sizeof(err))) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
@@ -350,6 +376,11 @@ int main(int argc, char **argv)
 		return baseline_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke")) {
+		/* both run scenarios: the probe must be visible in the sandbox */
+		if (probe_stage() < 0)
+			fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
+	}
 	if (!strcmp(argv[1], "smoke"))
 		return smoke_main(&paths, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
