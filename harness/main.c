@@ -366,6 +366,11 @@ int main(int argc, char **argv)
 	/* Everything a scenario starts stays our descendant, so nothing can
 	 * escape the tree kill after a scenario's timeout. */
 	spawnx_init();
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke")) {
+		/* both run scenarios: the probe must be visible in the sandbox */
+		if (probe_stage() < 0)
+			fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
+	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
@@ -376,11 +381,6 @@ int main(int argc, char **argv)
 		return baseline_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke")) {
-		/* both run scenarios: the probe must be visible in the sandbox */
-		if (probe_stage() < 0)
-			fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
-	}
 	if (!strcmp(argv[1], "smoke"))
 		return smoke_main(&paths, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
