@@ -231,6 +231,8 @@ static int cmd_run(int argc, char **argv)
 	char runner_buf[512] = "ref", *runners[16], *bad, dbpath[PATH_MAX], err[1024], *end;
 	const char *filter = NULL, *out = "sandproof-out";
 	unsigned long long seed = 1, repeat = 1, timeout = 120;
+	unsigned scale[16];
+	bool timeout_given = false;
 	size_t n_runners = 0;
 	struct scen_list l;
 	struct tally t = {0};
@@ -254,7 +256,7 @@ static int cmd_run(int argc, char **argv)
 				return usage_error("bad number:", optarg);
 			if (c == 's') seed = v;
 			else if (c == 'n') repeat = v;
-			else timeout = v;
+			else timeout = v, timeout_given = true;
 			break;
 		}
 		default: return usage_error("run: bad option", NULL);
@@ -266,6 +268,8 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("unknown runner:", bad);
 	if (n_runners == 0)
 		return usage_error("no runner given", NULL);
+	for (size_t j = 0; j < n_runners; j++)
+		scale[j] = timeout_given ? 1 : scen_runner_timeout_scale(&paths, runners[j]);
 	if (scen_load_all(&paths, filter, &l, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
 		return EXIT_USAGE;
@@ -337,7 +341,7 @@ static int cmd_run(int argc, char **argv)
 
 				runlog_progress(&t, l.v[i].id, tty);
 				if (scen_run_pair(&paths, &l.v[i], runners[j], s,
-						  (unsigned)timeout, &json) < 0)
+						  (unsigned)timeout * scale[j], &json) < 0)
 					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
 				runlog_record(db, run_id, &l.v[i], runners[j], s, json, &t, tty, stdout, NULL, 0);
 				free(json);
@@ -370,6 +374,8 @@ int main(int argc, char **argv)
 		/* both run scenarios: the probe must be visible in the sandbox */
 		if (probe_stage() < 0)
 			fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
+		/* a harness killed with SIGKILL left its scenarios' temp dirs */
+		scen_sweep_stale();
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -172,6 +173,24 @@ int scen_runner_known(const struct scen_paths *p, const char *name)
 	return stat(path, &st) == 0;
 }
 
+unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name)
+{
+	lua_State *L = host_new(p->harness);
+	unsigned scale = 1;
+
+	if (!L)
+		return 1;
+	lua_getglobal(L, "require");
+	lua_pushstring(L, name);
+	if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
+		lua_getfield(L, -1, "timeout_scale");
+		if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= 100)
+			scale = (unsigned)lua_tointeger(L, -1);
+	}
+	lua_close(L);
+	return scale;
+}
+
 static char *error_json(const char *reason_in)
 {
 	char reason[512], *out;
@@ -250,21 +269,66 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* A scenario process that died (timeout, crash) before its context's
  * finish() leaves its temp directories: they carry its pid, remove them
  * (never following a symlink). */
-static void temp_sweep(pid_t pid)
+static const char *const temp_roots[] = {"/tmp", "/var/tmp"};
+
+static void rm_tree(const char *path)
 {
-	static const char *const roots[] = {"/tmp", "/var/tmp"};
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* chmod on the way up */
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static bool pid_gone(const char *digits)
+{
+	long pid = strtol(digits, NULL, 10);
+
+	return pid > 0 && pid < (1L << 22) + 1 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int scen_sweep_stale(void)
+{
+	int removed = 0;
 
 	for (size_t i = 0; i < 2; i++) {
 		char pattern[64];
 		glob_t g;
 
-		snprintf(pattern, sizeof(pattern), "%s/sandproof-%d-*", roots[i], (int)pid);
+		snprintf(pattern, sizeof(pattern), "%s/sandproof-[0-9]*-*", temp_roots[i]);
 		if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++) {
-			nftw(g.gl_pathv[k], rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* chmod on the way up */
-			nftw(g.gl_pathv[k], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			struct stat st;
+			int fd = open(g.gl_pathv[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd < 0)
+				continue;
+			/* Ours, its named process gone (a harness predating the
+			 * claim makes none), and nobody's claim (the pid may be
+			 * of another pid namespace, or reused). */
+			if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+			    pid_gone(g.gl_pathv[k] + strlen(temp_roots[i]) + strlen("/sandproof-")) &&
+			    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+				rm_tree(g.gl_pathv[k]);
+				removed++;
+			}
+			close(fd);
 		}
+		globfree(&g);
+	}
+	return removed;
+}
+
+static void temp_sweep(pid_t pid)
+{
+
+	for (size_t i = 0; i < 2; i++) {
+		char pattern[64];
+		glob_t g;
+
+		snprintf(pattern, sizeof(pattern), "%s/sandproof-%d-*", temp_roots[i], (int)pid);
+		if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			rm_tree(g.gl_pathv[k]);
 		globfree(&g);
 	}
 }

@@ -38,11 +38,24 @@ void scen_list_free(struct scen_list *l);
 /* Does harness/runners/<name>.lua exist? */
 int scen_runner_known(const struct scen_paths *p, const char *name);
 
+/* The adapter's timeout_scale (an integer 1..100, default 1): how many
+ * times the default per-scenario timeout its scenarios may take (a runner
+ * whose every launch starts an interpreter makes a hold sweep's hundreds of
+ * launches slow).  An explicit --timeout is not scaled. */
+unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name);
+
 /* Run one pair in a child; *json receives the result (malloc'd JSON object
  * with verdict, observed, expected, reason, attempts, windows_hit,
  * min_power, duration_ms, evidence[]), or a synthesized error result when
  * the child crashed or passed timeout_s. */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
+
+/* Remove the scenario temp directories (/tmp and /var/tmp,
+ * sandproof-<pid>-*) of ours that no live process claims: sp.mkdtemp holds
+ * an flock on each for its owner's life, so one we can lock, whose named
+ * pid does not exist either, is left over from a harness killed with
+ * SIGKILL.  Never follows a symlink.  Returns how many were removed. */
+int scen_sweep_stale(void);
 
 #endif

@@ -8,8 +8,11 @@
 #include <stdbool.h>
 #include <lauxlib.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -143,17 +146,60 @@ static int l_json_encode(lua_State *L)
 
 /* ---- files ---------------------------------------------------------------- */
 
+/* Six random characters of [A-Za-z0-9] into out (not NUL-terminated). */
+static int random_suffix(char *out)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[6];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		out[i] = set[r[i] % (sizeof(set) - 1)];
+	return 0;
+}
+
+/* sp.mkdtemp(prefix) -> path: a fresh directory PREFIXxxxxxx (mode 0755)
+ * claimed by this process: it holds an exclusive flock(2) on it until it
+ * exits (the descriptor is O_CLOEXEC and deliberately never closed).  A run
+ * sweeps directories nobody holds (scen_sweep_stale): that is how the temp
+ * directories of a harness killed with SIGKILL are found, without trusting
+ * pids.  The directory is made and locked under a name the sweep ignores,
+ * then renamed into place (RENAME_NOREPLACE), so no sweep ever sees it
+ * unlocked while its owner lives. */
 static int l_mkdtemp(lua_State *L)
 {
 	const char *prefix = luaL_optstring(L, 1, "/tmp/sandproof-");
-	char buf[4096];
+	const char *slash = strrchr(prefix, '/');
+	char stage[4096], buf[4096];
+	int fd, e;
 
-	snprintf(buf, sizeof(buf), "%sXXXXXX", prefix);
-	if (!mkdtemp(buf))
+	if (!slash || strlen(prefix) > sizeof(buf) - 8)
+		return luaL_error(L, "sp.mkdtemp: prefix must be an absolute path prefix");
+	snprintf(stage, sizeof(stage), "%.*s/.sandproof-new-XXXXXX", (int)(slash - prefix), prefix);
+	if (!mkdtemp(stage))
 		return sp_fail(L, errno, "mkdtemp");
-	chmod(buf, 0755);
-	lua_pushstring(L, buf);
-	return 1;
+	fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || fchmod(fd, 0755) < 0)
+		goto fail;
+	for (int tries = 0; tries < 100; tries++) {
+		snprintf(buf, sizeof(buf), "%sXXXXXX", prefix);
+		if (random_suffix(buf + strlen(buf) - 6) < 0)
+			goto fail;
+		if (renameat2(AT_FDCWD, stage, AT_FDCWD, buf, RENAME_NOREPLACE) == 0) {
+			lua_pushstring(L, buf);
+			return 1; /* fd stays open: the claim */
+		}
+		if (errno != EEXIST)
+			goto fail;
+	}
+	errno = EEXIST;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	rmdir(stage);
+	return sp_fail(L, e, "mkdtemp");
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)

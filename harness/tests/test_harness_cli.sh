@@ -84,5 +84,66 @@ if sqlite3 "$tmp/e/linux.sqlite" "select body from evidence e join result r on r
 else
 	fail=$((fail + 1)); echo "not ok $n - traceback not recorded"
 fi
+# a harness killed with SIGKILL cannot remove its scenario's temp
+# directories: the next run removes them (nobody holds their lock), and
+# never those of a scenario still running
+cat >"$tmp/sc/fs/d.lua" <<'LUA'
+return scenario { id = "fs.zkilled", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  run = function(t) sp.sleep_ms(60000) return "ok" end }
+LUA
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zkilled --timeout 100 --out "$tmp/k" >/dev/null 2>&1 &
+hp=$!
+i=0
+while [ -z "$(ls -d /tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ] || [ -z "$(ls -d /var/tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ]; do
+	[ $i -lt 200 ] || break
+	sleep 0.05; i=$((i + 1))
+done
+dirs=$(ls -d /tmp/sandproof-*-fs_zkilled-* /var/tmp/sandproof-*-fs_zkilled-* 2>/dev/null)
+kid=$(echo "$dirs" | head -n 1 | sed -n 's|.*/sandproof-\([0-9]*\)-fs_zkilled-.*|\1|p')
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
+n=$((n + 1))
+if [ -n "$kid" ] && [ "$(echo "$dirs" | wc -l)" -eq 2 ] && [ "$(ls -d $dirs 2>/dev/null | wc -l)" -eq 2 ]; then
+	pass=$((pass + 1)); echo "ok $n - a run leaves a running scenario's temp directories alone"
+else
+	fail=$((fail + 1)); echo "not ok $n - running scenario's temp directories: '$dirs' -> '$(ls -d $dirs 2>/dev/null)'"
+fi
+kill -KILL "$hp"
+wait "$hp" 2>/dev/null
+i=0
+while [ -n "$kid" ] && kill -0 "$kid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+n=$((n + 1))
+if [ -n "$kid" ] && [ "$(ls -d $dirs 2>/dev/null | wc -l)" -eq 2 ]; then
+	pass=$((pass + 1)); echo "ok $n - SIGKILL left the scenario's temp directories (precondition)"
+else
+	fail=$((fail + 1)); echo "not ok $n - after SIGKILL: '$(ls -d $dirs 2>/dev/null)'"
+fi
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
+n=$((n + 1))
+if [ -n "$kid" ] && [ -z "$(ls -d $dirs 2>/dev/null)" ]; then
+	pass=$((pass + 1)); echo "ok $n - the next run removed the killed run's temp directories"
+else
+	fail=$((fail + 1)); echo "not ok $n - left after the next run: '$(ls -d $dirs 2>/dev/null)'"
+	rm -rf $dirs
+fi
+# a claimed directory whose named pid is gone (another pid namespace, or a
+# reused pid) stays while its lock is held; unclaimed, it goes
+held=$(mktemp -d /tmp/sandproof-4194304-fs_zheld-XXXXXX)
+sh -c 'exec 9<"$1" && flock 9 && exec sleep 60' sh "$held" & # one process holds it
+fp=$!
+i=0
+while ! flock -n "$held" true 2>/dev/null; do [ $i -lt 100 ] || break; sleep 0.02; i=$((i + 1)); done
+i=0
+while flock -n "$held" true 2>/dev/null; do [ $i -lt 100 ] || break; sleep 0.02; i=$((i + 1)); done
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
+n=$((n + 1))
+if [ -d "$held" ]; then pass=$((pass + 1)); echo "ok $n - a directory whose lock is held is kept"
+else fail=$((fail + 1)); echo "not ok $n - a held directory was removed"; fi
+kill "$fp"
+wait "$fp" 2>/dev/null
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
+n=$((n + 1))
+if [ ! -e "$held" ]; then pass=$((pass + 1)); echo "ok $n - once released, it is removed"
+else fail=$((fail + 1)); echo "not ok $n - a released directory was kept"; rm -rf "$held"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
