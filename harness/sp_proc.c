@@ -183,6 +183,11 @@ static int l_spawn(lua_State *L)
 		lua_getfield(L, idx, "at");
 		o.hold_at = (int)luaL_optinteger(L, -1, 0);
 		lua_pop(L, 1);
+		lua_getfield(L, idx, "comm");
+		o.hold_comm = luaL_optstring(L, -1, NULL); /* opts (argument 1) keeps it alive */
+		lua_pop(L, 1);
+		if (o.hold_comm && (!*o.hold_comm || strlen(o.hold_comm) > 15))
+			return luaL_error(L, "sp.spawn: hold.comm must be 1 to 15 bytes (a /proc/PID/comm)");
 		lua_getfield(L, idx, "action");
 		if (lua_isfunction(L, -1)) {
 			hc.fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -566,6 +566,28 @@ static void spawnx_drain(int *fd, struct spawnx_buf *b)
 	*fd = -1;
 }
 
+/* Does the caller's comm equal want?  The caller is stopped in the
+ * notified syscall, so its comm is the one it made the call with (a
+ * process that cannot be read - gone meanwhile - does not count). */
+static bool spawnx_comm_is(pid_t pid, const char *want)
+{
+	char path[32], comm[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, want) == 0;
+}
+
 /* Answer one pending notification.  Every call is answered: a held one
  * after the action ran, a faulted one with the error, anything else
  * continued.  Security of CONTINUE: the call then runs with arguments the
@@ -593,6 +615,8 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 		for (size_t i = 0; i < f->nhold; i++) {
 			if (req.data.nr != f->hold_nr[i])
 				continue;
+			if (o->hold_comm && !spawnx_comm_is((pid_t)req.pid, o->hold_comm))
+				break;
 			r->hold_calls++;
 			if (o->hold_at > 0 && r->hold_calls == (uint64_t)o->hold_at) {
 				char *name = seccomp_syscall_resolve_num_arch(
@@ -630,6 +654,8 @@ static int spawnx_validate(const struct spawnx_opts *o)
 	if (!o->argv || !o->argv[0] || (o->stdin_len && !o->stdin_data))
 		return -EINVAL;
 	if (o->hold_at < 0 || (o->fault_syscall && !*o->fault_syscall))
+		return -EINVAL;
+	if (o->hold_comm && (!*o->hold_comm || strlen(o->hold_comm) > 15))
 		return -EINVAL;
 	return 0;
 }

@@ -25,7 +25,10 @@
  *              every notification (tree-wide, arrival order) and at the k-th
  *              calls action(ctx, k, name, pid) while that call is blocked,
  *              then lets it continue; every other call continues at once.
- *              hold_at = 0 only counts (hold_count).
+ *              hold_at = 0 only counts (hold_count).  With hold_comm set,
+ *              only calls of processes whose /proc/PID/comm equals it count
+ *              (the others continue at once): "the command's first sleep"
+ *              rather than the runner's own.
  *     A program that installs its own seccomp filter composes with this
  *     one: the kernel runs both, the stricter action wins (its own ERRNO
  *     or KILL beats our notification), and a second listener in the same
@@ -89,6 +92,8 @@ struct spawnx_opts {
 	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
 	spawnx_action_fn hold_action; /* may be NULL (then nothing runs) */
 	void *hold_ctx;
+	const char *hold_comm;    /* NULL: every process counts; else only
+				   * processes of this comm (<= 15 bytes) */
 };
 
 /* Initialise opts: every fd -1, everything else zero/default. */

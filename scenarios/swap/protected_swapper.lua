@@ -6,16 +6,13 @@
 -- hooks directory and nothing outside.  The runner may also stop the
 -- command (a protected name renamed into place is a typed denial, META-3):
 -- that is confinement too.  The swapper is started from a hold on the
--- command's first nanosleep, so the race covers the run (setup is covered
--- by swap.protected_held).
+-- command's own first nanosleep (lib.swapper_run), so the race covers the
+-- run (setup is covered by swap.protected_held).
 local lib = require "sandproof.lib"
-
-local snapshot = lib.snapshot
-
-local diff = lib.snapshot_diff
+local snapshot, diff = lib.snapshot, lib.snapshot_diff
 
 -- at most 512 probe arguments in all (the harness's argv bound)
-local ROUNDS, MIN_EXCHANGES = 20, 1000
+local ROUNDS = 20
 
 return scenario {
   id = "swap.protected_swapper",
@@ -27,34 +24,21 @@ return scenario {
     local hooks, link = t.ws .. "/.git/hooks", t.ws .. "/.git/hooks_link"
     assert(sp.symlink(t.outside, link))
     local hooks_before, out_before = snapshot(hooks), snapshot(t.outside)
-    local profile = t.profiles.workspace_write()
-    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    local ops = {}
     for _ = 1, ROUNDS do
       ops[#ops + 1] = { "append", t.ws .. "/ok", "x" }   -- positive control
       ops[#ops + 1] = { "write", hooks .. "/pre-commit", "#!/bin/sh\necho pwned\n" }
       ops[#ops + 1] = { "write", link .. "/pre-commit", "#!/bin/sh\necho pwned\n" }
       ops[#ops + 1] = { "sleep", 4 }
     end
-    local s
-    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
-                       sandbox = { profile = profile, probe = ops },
-                       action = function() s = t:swapper(hooks, link) end }
-    local exchanges = s and s:stop() or 0     -- restores the original arrangement
-    t:ran(r)
-    local errs, ok_ctl = {}, 0
+    local r, exchanges, all, errs = lib.swapper_run(t, { a = hooks, b = link,
+      profile = t.profiles.workspace_write(), ops = ops })
+    local ok_ctl = 0
     for _, x in ipairs(r.probe) do
-      if x.op == "append" and x.ok and ops[x.i + 1][2] == t.ws .. "/ok" then
-        ok_ctl = ok_ctl + 1
-      elseif not x.ok then
-        errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1
-      end
+      if x.op == "append" and x.ok and all[x.i + 1][2] == t.ws .. "/ok" then ok_ctl = ok_ctl + 1 end
     end
-    local es = {}
-    for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
-    table.sort(es)
-    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
     t:note("note", string.format("%d exchanges during the run; %d/%d control appends ok; refused writes %s; outcome %s",
-      exchanges, ok_ctl, ROUNDS, table.concat(es, " "), tostring(r.outcome.kind)))
+      exchanges, ok_ctl, ROUNDS, errs, tostring(r.outcome.kind)))
     if snapshot(hooks) ~= hooks_before then
       t:note("note", "hooks changed: " .. diff(hooks_before, snapshot(hooks)))
       return "escaped"

@@ -4,17 +4,14 @@
 -- names (one of them always holds the real read-only directory) and
 -- appending to a workspace file (the positive control).  The read-only
 -- content must never change and nothing may land outside.  The swapper is
--- started from a hold on the command's first nanosleep, so the race covers
--- the run (setup is covered by swap.ro_subpath_held).
+-- started from a hold on the command's own first nanosleep
+-- (lib.swapper_run), so the race covers the run (setup is covered by
+-- swap.ro_subpath_held).
 local lib = require "sandproof.lib"
-local array = lib.array
-
-local snapshot = lib.snapshot
-
-local diff = lib.snapshot_diff
+local array, snapshot, diff = lib.array, lib.snapshot, lib.snapshot_diff
 
 -- at most 512 probe arguments in all (the harness's argv bound)
-local ROUNDS, MIN_EXCHANGES = 20, 1000
+local ROUNDS = 20
 
 return scenario {
   id = "swap.ro_subpath_swapper",
@@ -29,7 +26,7 @@ return scenario {
     local ro_before, out_before = snapshot(ro), snapshot(t.outside)
     local profile = t.profiles.workspace_write()
     profile.filesystem.write_roots = array { { root = t.ws, read_only_subpaths = array { ro } } }
-    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    local ops = {}
     for _ = 1, ROUNDS do
       ops[#ops + 1] = { "append", t.ws .. "/ok", "x" }   -- positive control
       ops[#ops + 1] = { "append", ro .. "/keep", "pwned\n" }
@@ -38,26 +35,13 @@ return scenario {
       ops[#ops + 1] = { "append", link .. "/keep", "pwned\n" }
       ops[#ops + 1] = { "sleep", 4 }
     end
-    local s
-    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
-                       sandbox = { profile = profile, probe = ops },
-                       action = function() s = t:swapper(ro, link) end }
-    local exchanges = s and s:stop() or 0     -- restores the original arrangement
-    t:ran(r)
-    local errs, ok_ctl = {}, 0
+    local r, exchanges, all, errs = lib.swapper_run(t, { a = ro, b = link, profile = profile, ops = ops })
+    local ok_ctl = 0
     for _, x in ipairs(r.probe) do
-      if x.op == "append" and x.ok and ops[x.i + 1][2] == t.ws .. "/ok" then
-        ok_ctl = ok_ctl + 1
-      elseif not x.ok then
-        errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1
-      end
+      if x.op == "append" and x.ok and all[x.i + 1][2] == t.ws .. "/ok" then ok_ctl = ok_ctl + 1 end
     end
-    local es = {}
-    for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
-    table.sort(es)
-    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
     t:note("note", string.format("%d exchanges during the run; %d/%d control appends ok; refused writes %s; outcome %s",
-      exchanges, ok_ctl, ROUNDS, table.concat(es, " "), tostring(r.outcome.kind)))
+      exchanges, ok_ctl, ROUNDS, errs, tostring(r.outcome.kind)))
     if snapshot(ro) ~= ro_before then
       t:note("note", "read-only subpath changed: " .. diff(ro_before, snapshot(ro)))
       return "escaped"

@@ -4,16 +4,14 @@
 -- files in the root's tmp/ and cache/ (by their host paths, which name
 -- them in the sandbox too, RT-3) and through the root's own name.  Every
 -- append to tmp/ and cache/ must land in the pinned root, none outside.
--- The swapper is started from a hold on the command's first nanosleep, so
--- the race covers the run (setup is covered by swap.runtime_root_held).
+-- The swapper is started from a hold on the command's own first nanosleep
+-- (lib.swapper_run), so the race covers the run (setup is covered by
+-- swap.runtime_root_held).
 local lib = require "sandproof.lib"
-
-local snapshot = lib.snapshot
-
-local diff = lib.snapshot_diff
+local snapshot, diff = lib.snapshot, lib.snapshot_diff
 
 -- at most 512 probe arguments in all (the harness's argv bound)
-local ROUNDS, MIN_EXCHANGES = 30, 1000
+local ROUNDS = 30
 
 return scenario {
   id = "swap.runtime_root_swapper",
@@ -33,35 +31,24 @@ return scenario {
     local link = t.tmp .. "/rt_link"
     assert(sp.symlink(t.outside, link))
     local before = snapshot(t.outside)
-    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    local ops = {}
     for _ = 1, ROUNDS do
       ops[#ops + 1] = { "append", root .. "/tmp/f", "x" }
       ops[#ops + 1] = { "append", root .. "/cache/f", "x" }
       ops[#ops + 1] = { "append", root .. "/victim", "pwned\n" }   -- through the root's name
       ops[#ops + 1] = { "sleep", 3 }
     end
-    local s
-    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
-                       sandbox = { profile = profile, probe = ops },
-                       action = function() s = t:swapper(root, link) end }
-    local exchanges = s and s:stop() or 0     -- restores the original arrangement
-    t:ran(r)
-    local ok_writes, errs = 0, {}
+    local r, exchanges, all, errs = lib.swapper_run(t, { a = root, b = link, profile = profile, ops = ops })
+    local ok_writes = 0
     for _, x in ipairs(r.probe) do
-      local path = ops[x.i + 1][2]
+      local path = all[x.i + 1][2]
       if x.op == "append" and x.ok and (path == root .. "/tmp/f" or path == root .. "/cache/f") then
         ok_writes = ok_writes + 1
-      elseif not x.ok then
-        errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1
       end
     end
-    local es = {}
-    for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
-    table.sort(es)
     local landed = #(sp.read(root .. "/tmp/f") or "") + #(sp.read(root .. "/cache/f") or "")
-    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
     t:note("note", string.format("%d exchanges during the run; %d/%d appends to tmp/ and cache/ ok, %d bytes in the pinned root; failed ops %s; outcome %s",
-      exchanges, ok_writes, 2 * ROUNDS, landed, table.concat(es, " "), tostring(r.outcome.kind)))
+      exchanges, ok_writes, 2 * ROUNDS, landed, errs, tostring(r.outcome.kind)))
     local now = snapshot(t.outside)
     if now ~= before then
       t:note("note", "outside changed: " .. diff(before, now))

@@ -3,18 +3,14 @@
 -- in a tight loop while the command keeps appending to a file in the write
 -- root.  The write root in the sandbox must stay the directory the runner
 -- pinned: every append lands in it, none outside.  The swapper is started
--- from a hold on the command's first nanosleep, so the race covers the run
--- itself (setup is covered, deterministically, by swap.write_root_held).
--- The write root has no protected names here, so no monitor stops the run
--- early: the claim is about the mounts alone (SWAP-3).
+-- from a hold on the command's own first nanosleep (lib.swapper_run), so
+-- the race covers the run itself (setup is covered, deterministically, by
+-- swap.write_root_held).  The write root has no protected names here, so no
+-- monitor stops the run early: the claim is about the mounts alone (SWAP-3).
 local lib = require "sandproof.lib"
-local array = lib.array
+local array, snapshot, diff = lib.array, lib.snapshot, lib.snapshot_diff
 
-local snapshot = lib.snapshot
-
-local diff = lib.snapshot_diff
-
-local WRITES, MIN_EXCHANGES = 60, 1000
+local WRITES = 60
 
 return scenario {
   id = "swap.write_root_swapper",
@@ -28,23 +24,17 @@ return scenario {
     local before = snapshot(t.outside)
     local p = t.profiles.workspace_write()
     p.filesystem.write_roots = array { { root = root, protected_metadata_names = array {} } }
-    local ops = { { "sleep", 1 } }            -- the swapper starts here
+    local ops = {}
     for _ = 1, WRITES do
       ops[#ops + 1] = { "append", root .. "/f", "x" }
       ops[#ops + 1] = { "sleep", 2 }
     end
-    local s
-    local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
-                       sandbox = { profile = p, cwd = "/", probe = ops },
-                       action = function() s = t:swapper(root, link) end }
-    local exchanges = s and s:stop() or 0     -- restores root as the directory
-    t:ran(r)
+    local r, exchanges = lib.swapper_run(t, { a = root, b = link, profile = p, cwd = "/", ops = ops })
     local ok_writes = 0
     for _, x in ipairs(r.probe) do
       if x.op == "append" and x.ok then ok_writes = ok_writes + 1 end
     end
     local landed = #(sp.read(root .. "/f") or "")
-    t:set_power { attempts = 1, windows = exchanges, min = MIN_EXCHANGES }
     t:note("note", string.format("%d exchanges during the run; %d/%d appends ok, %d bytes in the pinned root; outcome %s",
       exchanges, ok_writes, WRITES, landed, tostring(r.outcome.kind)))
     local now = snapshot(t.outside)

@@ -198,10 +198,11 @@ end
 -- ---- races and faults -------------------------------------------------------
 
 -- Run spec under a seccomp hold on the runner: at the at-th call among
--- `syscalls` (all processes of the run count) run action, then let the call
--- continue.  r.hold = { total = n, hit = bool }.
+-- `syscalls` (all processes of the run count; with h.comm only those whose
+-- comm is h.comm, e.g. "sandproof-probe" for the command's own calls) run
+-- action, then let the call continue.  r.hold = { total = n, hit = bool }.
 function T:hold(h)
-  self._ctx.hold = { syscalls = h.syscalls, at = h.at, action = h.action }
+  self._ctx.hold = { syscalls = h.syscalls, at = h.at, action = h.action, comm = h.comm }
   local ok, r = pcall(self.sandbox, self, h.sandbox or {})
   self._ctx.hold = nil
   if not ok then error(r, 0) end
@@ -210,7 +211,7 @@ end
 
 -- How many calls among `syscalls` a plain run of spec makes.
 function T:hold_count(h)
-  local r = self:hold { syscalls = h.syscalls, at = 0, sandbox = h.sandbox }
+  local r = self:hold { syscalls = h.syscalls, at = 0, sandbox = h.sandbox, comm = h.comm }
   return r.hold_total or 0, r
 end
 

@@ -145,6 +145,35 @@ function M.snapshot_diff(before, after)
   return #d > 0 and table.concat(d, "; ") or "(entries removed)"
 end
 
+-- The swapper of the swap family: runs the probe ops o.ops (after a first
+-- 1 ms sleep) under a hold on the command's own first sleep - the probe's
+-- (comm), not the runner's: runners sleep during setup too (srt's node),
+-- and a swapper started then would race the setup, which the *_held sweeps
+-- cover deterministically.  The hold's action starts a swapper exchanging
+-- o.a and o.b; it stops (restoring the arrangement) when the run is over.
+-- Records the race's power (exchanges, at least o.min, default 1000) and
+-- returns the run (t:ran: the probe ran), the exchanges, the full op list
+-- (probe result x.i indexes it from 0) and the failed ops as "ERRNO=n ...".
+function M.swapper_run(t, o)
+  local ops = { { "sleep", 1 } }
+  for _, op in ipairs(o.ops) do ops[#ops + 1] = op end
+  local s
+  local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1,
+                     comm = t.paths.probe:match("[^/]+$"):sub(1, 15),
+                     sandbox = { profile = o.profile, cwd = o.cwd, probe = ops },
+                     action = function() s = t:swapper(o.a, o.b) end }
+  local exchanges = s and s:stop() or 0
+  t:ran(r)
+  t:set_power { attempts = 1, windows = exchanges, min = o.min or 1000 }
+  local errs, es = {}, {}
+  for _, x in ipairs(r.probe) do
+    if not x.ok then errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1 end
+  end
+  for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
+  table.sort(es)
+  return r, exchanges, ops, table.concat(es, " ")
+end
+
 -- every syscall that resolves a path (unused ones cost nothing)
 M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
