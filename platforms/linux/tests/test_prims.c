@@ -582,6 +582,72 @@ static void test_hold(void)
 	spawnx_result_free(&r);
 }
 
+/* hold_comm: only the calls of processes of that comm count (the command's
+ * own, not its runner's).  Two cats under sh make exactly twice the calls
+ * of one cat alone; the held process is a cat. */
+static int comm_action(void *ctx, int k, const char *syscall, pid_t pid)
+{
+	char p[64];
+	int fd;
+	ssize_t n;
+
+	(void)k;
+	(void)syscall;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, ctx, 31);
+	close(fd);
+	((char *)ctx)[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+static void test_hold_comm(void)
+{
+	const char *openat_only[] = {"openat", NULL};
+	char *one[] = {(char *)"/bin/cat", (char *)"/dev/null", NULL};
+	char *two[] = {(char *)"/bin/sh", (char *)"-c",
+		       (char *)"/bin/cat /dev/null; /bin/cat /dev/null", NULL};
+	char comm[32] = "";
+	struct spawnx_opts o;
+	struct spawnx_result r;
+	uint64_t alone, all;
+	int rc;
+
+	spawnx_opts_init(&o);
+	o.hold_syscalls = openat_only;
+	o.argv = one;
+	rc = spawnx_run(&o, &r);
+	alone = r.hold_calls;
+	spawnx_result_free(&r);
+	o.argv = two;
+	rc |= spawnx_run(&o, &r);
+	all = r.hold_calls;
+	spawnx_result_free(&r);
+	o.hold_comm = "cat";
+	rc |= spawnx_run(&o, &r);
+	t_ok(rc == 0 && alone > 0 && r.hold_calls == 2 * alone && all > r.hold_calls,
+	     "hold comm=cat: sh running two cats counts %llu calls = 2 x %llu (all processes: %llu)",
+	     (unsigned long long)r.hold_calls, (unsigned long long)alone, (unsigned long long)all);
+	spawnx_result_free(&r);
+	o.hold_at = 1;
+	o.hold_action = comm_action;
+	o.hold_ctx = comm;
+	rc = spawnx_run(&o, &r);
+	t_ok(rc == 0 && r.hold_hit && !strcmp(comm, "cat\n"),
+	     "hold comm=cat at 1: the held process is a cat (%s)", comm);
+	spawnx_result_free(&r);
+	o.hold_action = NULL;
+	o.hold_comm = "nosuchcomm";
+	rc = spawnx_run(&o, &r);
+	t_ok(rc == 0 && r.hold_calls == 0 && !r.hold_hit, "hold comm nobody has: nothing counts");
+	spawnx_result_free(&r);
+	o.hold_comm = "sixteen-bytes-xx";
+	t_ok(spawnx_run(&o, &r) == -EINVAL, "hold comm longer than 15 bytes: -EINVAL");
+	spawnx_result_free(&r);
+}
+
 /* The action runs before the held call proceeds: at the program's last
  * openat the action creates the very file it opens. */
 static void test_hold_before(const char *mode, const char *label,
@@ -989,6 +1055,7 @@ int main(int argc, char **argv)
 	test_sweep_spares();
 	test_fault();
 	test_hold();
+	test_hold_comm();
 	test_hold_before("openlast", "hold + plain program", "ok\n", "ENOENT\n");
 	test_hold_before("selffilter", "hold + program with its own seccomp filter",
 			 "open=ok mkdir=EPERM notify=EBUSY\n",
