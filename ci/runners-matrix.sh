@@ -2,7 +2,10 @@
 # ci/runners-matrix.sh DB [DOC] - regenerate the "Matrix" section of
 # docs/RUNNERS.md (or DOC) from a results database: per runner the verdict
 # counts of its latest run, then every scenario a peer fails with the
-# clauses it checks and the evidence the harness recorded.  Whether a flag
+# clauses it checks and the evidence the harness recorded: the scenario's
+# last note (its conclusion; the adapter's notes - the command line, what
+# it could not express - only when the scenario wrote none), else the last
+# probe line, else the runner's outcome.  Whether a flag
 # fixes a violation is in docs/peers/*.md (written by hand, per peer).
 set -eu
 db=$1
@@ -39,8 +42,12 @@ latest="select r.* from result r join (select runner, max(run_id) m from result 
 		sqlite3 -separator '	' "$db" "
 		  with x as ($latest)
 		  select x.scenario_id, s.clauses, coalesce(x.observed, '-'),
-		    coalesce((select replace(replace(substr(body, 1, 160), char(10), ' '), '|', '/') from evidence e
-		              where e.result_id = x.id and e.kind in ('note', 'probe') order by e.id limit 1), '')
+		    replace(replace(substr(coalesce(
+		      (select body from evidence e where e.result_id = x.id and e.kind = 'note'
+		         and body not like 'argv:%' order by body like '% adapter:%', e.id desc limit 1),
+		      (select body from evidence e where e.result_id = x.id and e.kind = 'probe' order by e.id desc limit 1),
+		      (select body from evidence e where e.result_id = x.id and e.kind in ('outcome', 'stderr') order by e.id limit 1),
+		      x.reason, ''), 1, 200), char(10), ' '), '|', '/')
 		  from x join scenario s on s.id = x.scenario_id
 		  where x.runner = '$runner' and x.verdict in ('fail', 'error', 'inconclusive')
 		  order by x.scenario_id" |

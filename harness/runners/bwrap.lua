@@ -10,26 +10,19 @@
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
-local array, by_depth, DEFAULT_PROTECTED, SIGNALS = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED, peer.SIGNALS
+local array, by_depth, DEFAULT_PROTECTED = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED
+local ERRNO = peer.STRERROR
 
 local M = { name = "bwrap" }
 
 local CANDIDATES = { "/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap" }
-local TIMEOUT = "/usr/bin/timeout" -- coreutils: bwrap has no timeout of its own
 local PLATFORM_ROOTS = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc" }
 
-local function binary()
-  local env = os.getenv("SANDPROOF_BWRAP")
-  if env and env ~= "" then return sp.exists(env) and env or nil end
-  for _, p in ipairs(CANDIDATES) do
-    if sp.exists(p) then return p end
-  end
-  return nil
-end
+local function binary() return peer.binary("SANDPROOF_BWRAP", CANDIDATES) end
 
 function M.available()
   if not binary() then return false, "bwrap not installed" end
-  if not sp.exists(TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
+  if not sp.exists(peer.TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
   return true
 end
 
@@ -149,25 +142,6 @@ local function build(t, spec, bin)
   return a
 end
 
--- The last non-empty line of s.
-local function last_line(s)
-  local last
-  for l in s:gmatch("[^\n]+") do last = l end
-  return last
-end
-
--- strerror texts bwrap ends its messages with, as errno names (OUT-6)
-local ERRNO = {
-  ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
-  ["Permission denied"] = "EACCES", ["Exec format error"] = "ENOEXEC",
-  ["Operation not permitted"] = "EPERM", ["Is a directory"] = "EISDIR",
-  ["Too many levels of symbolic links"] = "ELOOP", ["Device or resource busy"] = "EBUSY",
-  ["No space left on device"] = "ENOSPC", ["Invalid argument"] = "EINVAL",
-  ["Read-only file system"] = "EROFS", ["File exists"] = "EEXIST",
-  ["Function not implemented"] = "ENOSYS", ["Out of memory"] = "ENOMEM",
-  ["Cannot allocate memory"] = "ENOMEM",
-}
-
 -- bwrap's message prefixes, as contract setup steps (SETUP-3)
 local STEPS = {
   { "^Can't chdir", "chdir" },
@@ -193,63 +167,18 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  if spec.raw_request then return { unsupported = "bwrap takes no request document (raw_request)" } end
-  local p = spec.profile or {}
-  if p.runtime then return { unsupported = "bwrap has no runtime roots (profile.runtime)" } end
-  if p.block_unix_sockets then
+  local no = peer.inexpressible("bwrap", spec)
+  if no then return { unsupported = no } end
+  if (spec.profile or {}).block_unix_sockets then
     return { unsupported = "bwrap cannot block unix sockets: only a seccomp program compiled by the " ..
                            "integrator (--seccomp FD) could, and that would be the integrator's sandbox" }
   end
-  if spec.output_limit_bytes then
-    return { unsupported = "bwrap has no output capture: the command writes to the caller's " ..
-                           "descriptors, so output_limit_bytes cannot be asked of it" }
-  end
-  -- Safety: this host sits on TEST-NET-1 itself; bwrap with --share-net
-  -- shares the namespace it starts in, so it only ever starts in a lab.
-  if not t._ctx.lab then t:lab() end
-  local bin = binary()
-  local argv = build(t, spec, bin)
-  local tmo = spec.timeout_ms or 30000
-  -- When the harness signals the runner (cancel, SIGKILL: PROC-4/10) the
-  -- signalled process must be the peer itself, not the watchdog: no
-  -- watchdog then (the harness's backstop still ends a hung run).
-  if tmo > 0 and not spec.signal_after_ms then
-    -- The integrator's watchdog: TERM to bwrap at the timeout (KILL 2 s
-    -- later); --die-with-parent and the pid namespace end the tree.
-    local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
-    for _, x in ipairs(argv) do w[#w + 1] = x end
-    argv = w
-  end
-  t:note("note", "argv: " .. table.concat(argv, " "):sub(1, 4000))
-  local r = t:spawn { argv = argv, cwd = "/", env = { "PATH=/usr/bin:/bin", "LC_ALL=C" },
-                      stdin = spec.stdin, timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  local stderr = r.stderr or ""
-  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
-  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
-              stdout = r.stdout or "", stderr = stderr, denials = array() }
-  local last = last_line(stderr)
-  -- timeout(1)'s own failure (status 125-127, "timeout: MESSAGE"): the
-  -- watchdog could not start the peer, nothing ran
-  local watchdog = (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ([^\n]*)")
-  local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
-  if r.timed_out then
-    o.kind = "runner_failed" -- bwrap outlived its own watchdog by 10 s
-  elseif r.setup_error then
-    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
-  elseif watchdog then
-    o.kind = "sandbox_setup_failure"
-    o.setup_error = { step = "spawn", errno = ERRNO[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
-  elseif r.code == 0 then
-    o.kind = "success"
-  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
-    -- the harness cancelled the run by signalling the runner (PROC-4)
-    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
-  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
-    o.kind = "timed_out"
-  elseif r.code == 1 and o.stdout == "" and last and last:match("^bwrap: ") then
+  -- in a lab (peer.spawn): with --share-net bwrap shares its namespace
+  local r = peer.spawn(t, spec, build(t, spec, binary()),
+                       { cwd = "/", env = { "PATH=/usr/bin:/bin", "LC_ALL=C" }, note = true })
+  return peer.result(peer.outcome("bwrap", spec, r, function(o, _, last)
     -- bwrap's own failure: "bwrap: MESSAGE" and status 1, nothing ran
+    if not (r.code == 1 and o.stdout == "" and last:match("^bwrap: ")) then return end
     local prog, msg = last:match("^bwrap: execvp (.-): (.*)$")
     local e = msg and ERRNO[msg]
     if e == "ENOENT" or e == "ENOTDIR" then
@@ -259,10 +188,7 @@ function M.sandbox(t, spec)
     else
       o.kind, o.setup_error = "sandbox_setup_failure", setup_error(last:sub(8))
     end
-  end
-  return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
-           harness_killed = r.leftovers }
+  end), r)
 end
 
 return M

@@ -14,16 +14,11 @@
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
-local last_line, find, DEFAULT_PROTECTED, SIGNALS = peer.last_line, peer.find, peer.DEFAULT_PROTECTED, peer.SIGNALS
+local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, peer.SYS_PATH
 
 local M = { name = "codex" }
 
-local DEFAULT_PREFIX = "/opt/sandproof-peers"
-local SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
-local TIMEOUT = "/usr/bin/timeout" -- coreutils: codex has no timeout of its own
-
-local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
-
+local prefix = peer.npm_prefix
 
 local function codex_bin() return find("codex", prefix() .. "/bin") end
 
@@ -44,7 +39,7 @@ end
 
 function M.available()
   if not codex_bin() then return false, "codex not installed (ci/peers-npm.sh)" end
-  if not sp.exists(TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
+  if not sp.exists(peer.TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
   if not find("node") then return false, "codex not installed: node missing" end
   return true
 end
@@ -170,40 +165,17 @@ local OS_ERRNO = { [1] = "EPERM", [2] = "ENOENT", [7] = "E2BIG", [8] = "ENOEXEC"
                    [12] = "ENOMEM", [13] = "EACCES", [16] = "EBUSY", [17] = "EEXIST",
                    [20] = "ENOTDIR", [21] = "EISDIR", [22] = "EINVAL", [26] = "ETXTBSY",
                    [30] = "EROFS", [36] = "ENAMETOOLONG", [40] = "ELOOP" }
-local STRERROR = { ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
-                   ["Permission denied"] = "EACCES", ["Read-only file system"] = "EROFS",
-                   ["Operation not permitted"] = "EPERM", ["File exists"] = "EEXIST",
-                   ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL" }
+local STRERROR = peer.STRERROR
 
 
--- The outcome from what codex gives: a status and stderr.  Codex's own
--- failures are told from the command's by codex's own messages (status 1
--- with nothing on stdout: "error building bubblewrap command: ...",
--- "bwrap: ...", "Error: ..."; status 101 with its helper's panic
--- "Failed to execvp PROG: TEXT (os error N)"), the same rule as the
--- bwrap adapter's; a command printing those exact lines would be misread.
-local function outcome(spec, r)
-  local stderr = r.stderr or ""
-  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
-  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
-              stdout = r.stdout or "", stderr = stderr, denials = setmetatable({}, { __jsonarray = true }) }
-  local last = last_line(stderr) or ""
-  local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
-  local exec_prog, exec_n = stderr:match("Failed to execvp (.-): [^\n]* %(os error (%d+)%)")
-  if r.timed_out then
-    o.kind = "runner_failed" -- codex outlived its own watchdog by 10 s
-  elseif r.setup_error then
-    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
-  elseif (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ") then
-    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = last }
-  elseif r.code == 0 then
-    o.kind = "success"
-  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
-    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
-  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
-    o.kind = "timed_out"
-  elseif r.code == 101 and exec_prog and o.stdout == "" then
+-- Codex's own failures, told from the command's by its own messages (the
+-- same rule as the bwrap adapter's; peer.outcome has the shared ones):
+-- status 101 with its helper's panic "Failed to execvp PROG: TEXT (os error
+-- N)"; status 1 with nothing on stdout and "error building bubblewrap
+-- command: ...", "bwrap: ..." or "Error: ..." last on stderr.
+local function own_failure(o, r, last)
+  local exec_prog, exec_n = o.stderr:match("Failed to execvp (.-): [^\n]* %(os error (%d+)%)")
+  if r.code == 101 and exec_prog and o.stdout == "" then
     local e = OS_ERRNO[tonumber(exec_n)] or ("os error " .. exec_n)
     o.kind = (e == "ENOENT" or e == "ENOTDIR") and "executable_not_found" or "application_failure"
     o.exec_error = e
@@ -216,21 +188,15 @@ local function outcome(spec, r)
     o.setup_error = { step = step, errno = n and OS_ERRNO[tonumber(n)] or (text and STRERROR[text]),
                       detail = last }
   end
-  return o
 end
 
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  if spec.raw_request then return { unsupported = "codex takes no contract request (raw_request)" } end
-  local p = spec.profile or {}
-  if p.runtime then return { unsupported = "codex has no runtime roots (profile.runtime)" } end
-  if p.block_unix_sockets then
+  local no = peer.inexpressible("codex", spec)
+  if no then return { unsupported = no } end
+  if (spec.profile or {}).block_unix_sockets then
     return { unsupported = "codex has no setting to block unix sockets (block_unix_sockets)" }
-  end
-  if spec.output_limit_bytes then
-    return { unsupported = "codex has no output bound: the command writes to codex's own " ..
-                           "descriptors, so output_limit_bytes cannot be asked of it" }
   end
   -- Codex refuses to lay out its helper binaries under /tmp, so its home is
   -- the scenario's other temp directory (/var/tmp/sandproof-*, removed with
@@ -243,25 +209,11 @@ function M.sandbox(t, spec)
   for _, n in ipairs(notes) do t:note("note", "codex adapter: " .. n) end
   local argv = { codex_bin(), "sandbox", "-P", "sandproof", "-C", spec.cwd, "--" }
   for _, a in ipairs(spec.command) do argv[#argv + 1] = a end
-  local tmo = spec.timeout_ms or 30000
-  -- The integrator's watchdog (codex has no timeout): TERM to codex at the
-  -- timeout, KILL 2 s later.  Not when the harness signals the runner
-  -- itself (cancel, SIGKILL): then the signalled process must be codex.
-  if tmo > 0 and not spec.signal_after_ms then
-    local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
-    for _, x in ipairs(argv) do w[#w + 1] = x end
-    argv = w
-  end
-  -- Everything runs inside the lab (no uplink): codex never reaches a model
-  -- or the internet, whatever it tries.
-  if not t._ctx.lab then t:lab() end
-  local r = t:spawn { argv = argv, cwd = t.vtmp,
-                      env = { "PATH=" .. launcher_path(), "HOME=" .. home, "CODEX_HOME=" .. home,
-                              "LC_ALL=C" },
-                      stdin = spec.stdin, timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  return { outcome = outcome(spec, r), runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+  -- In the lab (peer.spawn, no uplink): codex never reaches a model or the
+  -- internet, whatever it tries.
+  local r = peer.spawn(t, spec, argv, { cwd = t.vtmp,
+    env = { "PATH=" .. launcher_path(), "HOME=" .. home, "CODEX_HOME=" .. home, "LC_ALL=C" } })
+  return peer.result(peer.outcome("codex", spec, r, own_failure), r)
 end
 
 return M

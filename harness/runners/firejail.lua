@@ -15,12 +15,12 @@
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
-local array, by_depth, DEFAULT_PROTECTED, SIGNALS = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED, peer.SIGNALS
+local array, by_depth, DEFAULT_PROTECTED = peer.array, peer.by_depth, peer.DEFAULT_PROTECTED
+local ERRNO = peer.STRERROR
 
 local M = { name = "firejail" }
 
 local CANDIDATES = { "/usr/bin/firejail", "/usr/local/bin/firejail", "/bin/firejail" }
-local TIMEOUT = "/usr/bin/timeout" -- coreutils; see the timeout note below
 -- the calls PRIV-2 and NET-5 refuse, added to firejail's default blacklist
 local SECCOMP_EXTRA = {
   "ptrace", "process_vm_readv", "process_vm_writev", "io_uring_setup", "io_uring_enter",
@@ -30,18 +30,11 @@ local SECCOMP_EXTRA = {
   "fspick", "mount_setattr", "setns",
 }
 
-local function binary()
-  local env = os.getenv("SANDPROOF_FIREJAIL")
-  if env and env ~= "" then return sp.exists(env) and env or nil end
-  for _, p in ipairs(CANDIDATES) do
-    if sp.exists(p) then return p end
-  end
-  return nil
-end
+local function binary() return peer.binary("SANDPROOF_FIREJAIL", CANDIDATES) end
 
 function M.available()
   if not binary() then return false, "firejail not installed" end
-  if not sp.exists(TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
+  if not sp.exists(peer.TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
   return true
 end
 
@@ -121,14 +114,6 @@ local function build(spec, bin)
   return a
 end
 
--- strerror texts firejail ends its messages with, as errno names (OUT-6)
-local ERRNO = {
-  ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
-  ["Permission denied"] = "EACCES", ["Operation not permitted"] = "EPERM",
-  ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL",
-  ["Device or resource busy"] = "EBUSY", ["Read-only file system"] = "EROFS",
-}
-
 -- firejail's message texts, as contract setup steps (SETUP-3)
 local STEPS = {
   { "working directory", "chdir" }, { "cannot mount", "mount_bind" },
@@ -155,21 +140,12 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  if spec.raw_request then return { unsupported = "firejail takes no request document (raw_request)" } end
+  local no = peer.inexpressible("firejail", spec)
+  if no then return { unsupported = no } end
   if t._ctx.hold or t._ctx.fault then
     return { unsupported = "firejail is setuid root: it cannot start under the harness's hold/fault " ..
                            "filters, which set no_new_privs" }
   end
-  local p = spec.profile or {}
-  if p.runtime then return { unsupported = "firejail has no runtime roots (profile.runtime)" } end
-  if spec.output_limit_bytes then
-    return { unsupported = "firejail has no output capture: the command writes to the caller's " ..
-                           "descriptors, so output_limit_bytes cannot be asked of it" }
-  end
-  -- Safety: this host sits on TEST-NET-1 itself; without --net=none
-  -- firejail shares the namespace it starts in, so it only ever starts in
-  -- a lab.
-  if not t._ctx.lab then t:lab() end
   if sp.getuid() ~= 0 then
     -- The lab of a non-root caller is a user namespace: the setuid bit is
     -- ignored there, and firejail 0.9.72 aborts (create_empty_dir_as_root:
@@ -180,56 +156,21 @@ function M.sandbox(t, spec)
   end
   local argv, unsupported = build(spec, binary())
   if not argv then return { unsupported = unsupported } end
-  local tmo = spec.timeout_ms or 30000
-  -- When the harness signals the runner (cancel, SIGKILL: PROC-4/10) the
-  -- signalled process must be the peer itself, not the watchdog: no
-  -- watchdog then (the harness's backstop still ends a hung run).
-  if tmo > 0 and not spec.signal_after_ms then
-    -- firejail's own --timeout=hh:mm:ss ends with status 1 and no message,
-    -- indistinguishable from the command's own exit 1: the integrator's
-    -- watchdog is timeout(1), TERM then KILL 2 s later.  firejail forwards
-    -- TERM to the sandbox and shuts it down.
-    local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
-    for _, x in ipairs(argv) do w[#w + 1] = x end
-    argv = w
-  end
-  t:note("note", "argv: " .. table.concat(argv, " "):sub(1, 4000))
+  -- firejail's own --timeout=hh:mm:ss ends with status 1 and no message,
+  -- indistinguishable from the command's own exit 1: the watchdog is
+  -- peer.spawn's timeout(1); firejail forwards its TERM to the sandbox.
+  -- In a lab (peer.spawn): without --net=none firejail shares its namespace.
   local env = {}
   for k, v in pairs(spec.env or {}) do env[#env + 1] = k .. "=" .. v end
   table.sort(env)
-  local r = t:spawn { argv = argv, cwd = "/", env = env, stdin = spec.stdin,
-                      timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  local stderr = r.stderr or ""
-  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
-  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
-              stdout = r.stdout or "", stderr = stderr, denials = array() }
-  -- timeout(1)'s own failure (status 125-127, "timeout: MESSAGE"): the
-  -- watchdog could not start the peer, nothing ran
-  local watchdog = (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ([^\n]*)")
-  local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
-  local err = error_line(stderr)
-  if r.timed_out then
-    o.kind = "runner_failed" -- firejail outlived its watchdog by 10 s
-  elseif r.setup_error then
-    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = r.setup_error }
-  elseif watchdog then
-    o.kind = "sandbox_setup_failure"
-    o.setup_error = { step = "spawn", errno = ERRNO[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
-  elseif r.code == 0 then
-    o.kind = "success"
-  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
-    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
-  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
-    o.kind = "timed_out"
-  elseif r.code == 1 and o.stdout == "" and err then
+  local r = peer.spawn(t, spec, argv, { cwd = "/", env = env, note = true })
+  return peer.result(peer.outcome("firejail", spec, r, function(o, _, _)
     -- firejail's own failure: "Error...: MESSAGE" and status 1
-    o.kind, o.setup_error = "sandbox_setup_failure", setup_error(err)
-  end
-  return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
-           harness_killed = r.leftovers }
+    local err = error_line(o.stderr)
+    if r.code == 1 and o.stdout == "" and err then
+      o.kind, o.setup_error = "sandbox_setup_failure", setup_error(err)
+    end
+  end), r)
 end
 
 return M

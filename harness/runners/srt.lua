@@ -15,16 +15,11 @@
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
-local last_line, find, DEFAULT_PROTECTED, SIGNALS = peer.last_line, peer.find, peer.DEFAULT_PROTECTED, peer.SIGNALS
+local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, peer.SYS_PATH
 
 local M = { name = "srt" }
 
-local DEFAULT_PREFIX = "/opt/sandproof-peers"
-local SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
-local TIMEOUT = "/usr/bin/timeout" -- coreutils: srt has no timeout of its own
-
-local function prefix() return os.getenv("SANDPROOF_PEERS") or DEFAULT_PREFIX end
-
+local prefix = peer.npm_prefix
 
 local function srt_bin() return find("srt", prefix() .. "/bin") end
 
@@ -48,7 +43,7 @@ end
 
 function M.available()
   if not srt_bin() then return false, "srt not installed (ci/peers-npm.sh)" end
-  if not sp.exists(TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
+  if not sp.exists(peer.TIMEOUT) then return false, "timeout(1) not installed (coreutils)" end
   for _, n in ipairs(DEPS) do
     if not find(n) then return false, "srt not installed: " .. n .. " missing" end
   end
@@ -144,62 +139,31 @@ local function settings(spec, notes)
   return s
 end
 
-local STRERROR = { ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
-                   ["Permission denied"] = "EACCES", ["Read-only file system"] = "EROFS",
-                   ["Operation not permitted"] = "EPERM", ["File exists"] = "EEXIST",
-                   ["Too many levels of symbolic links"] = "ELOOP", ["Invalid argument"] = "EINVAL",
-                   ["No space left on device"] = "ENOSPC", ["Device or resource busy"] = "EBUSY" }
 
 
--- The outcome from what srt gives: a status and stderr.  srt's own
--- failures are told from the command's by its own messages (status 1 with
--- nothing on stdout: "bwrap: ..." from the bubblewrap it drives, "Error:
--- ..." from srt), the same rule as the bwrap adapter's.  Not found is not
--- told apart: srt runs the command through bash, whose status 127 is also a
--- command's own `exit 127` (PROC-6 is the peer's to meet).
-local function outcome(spec, r)
-  local stderr = r.stderr or ""
-  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
-  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
-  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
-              stdout = r.stdout or "", stderr = stderr, denials = array() }
-  local last = last_line(stderr) or ""
-  local cancel_signo = spec.signal_after_ms and SIGNALS[spec.signal or "SIGTERM"]
-  if r.timed_out then
-    o.kind = "runner_failed" -- srt outlived its own watchdog by 10 s
-  elseif r.setup_error then
-    -- srt never started: the cwd cannot be entered (srt has no cwd option:
-    -- the command runs in srt's own working directory), or exec failed
-    o.kind = "sandbox_setup_failure"
-    o.setup_error = { step = r.setup_error:match("^(%S+):") or "spawn",
-                      errno = r.setup_error:match(": (%u+)$"), detail = "srt not started: " .. r.setup_error }
-  elseif (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ") then
-    o.kind, o.setup_error = "sandbox_setup_failure", { step = "spawn", detail = last }
-  elseif r.code == 0 then
-    o.kind = "success"
-  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
-    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
-  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
-    o.kind = "timed_out"
-  elseif r.code == 1 and o.stdout == "" and (last:match("^bwrap: ") or last:match("^Error: ")) then
+-- srt's own failures, told from the command's by its own messages (the
+-- same rule as the bwrap adapter's; peer.outcome has the shared ones):
+-- status 1 with nothing on stdout and "bwrap: ..." (from the bubblewrap it
+-- drives) or "Error: ..." (srt's) last on stderr.  Not found is not told
+-- apart: srt runs the command through bash, whose status 127 is also a
+-- command's own `exit 127` (PROC-6 is the peer's to meet).  Could srt not
+-- be started at all, that is the cwd: srt has no cwd option, the command
+-- runs in srt's own working directory (peer.outcome: step chdir).
+local function own_failure(o, r, last)
+  if r.code == 1 and o.stdout == "" and (last:match("^bwrap: ") or last:match("^Error: ")) then
     local text = last:match(": ([^:]+)$")
     o.kind = "sandbox_setup_failure"
     o.setup_error = { step = last:match("^bwrap: ") and "bwrap" or "srt",
-                      errno = text and STRERROR[text], detail = last }
+                      errno = text and peer.STRERROR[text], detail = last }
   end
-  return o
 end
 
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  if spec.raw_request then return { unsupported = "srt takes no contract request (raw_request)" } end
+  local no = peer.inexpressible("srt", spec)
+  if no then return { unsupported = no } end
   local p = spec.profile or {}
-  if p.runtime then return { unsupported = "srt has no runtime roots (profile.runtime)" } end
-  if spec.output_limit_bytes then
-    return { unsupported = "srt has no output bound: the command writes to srt's own " ..
-                           "descriptors, so output_limit_bytes cannot be asked of it" }
-  end
   local notes = {}
   local s = settings(spec, notes)
   -- srt would resolve these on its PATH, which is the request's when it
@@ -227,23 +191,10 @@ function M.sandbox(t, spec)
   -- node by path: srt's PATH is the request's when it has one
   local argv = { find("node"), srt_bin(), "--settings", file, "--" }
   for _, a in ipairs(spec.command) do argv[#argv + 1] = a end
-  local tmo = spec.timeout_ms or 30000
-  -- The integrator's watchdog (srt has no timeout): TERM to srt at the
-  -- timeout, KILL 2 s later.  Not when the harness signals the runner
-  -- itself (cancel, SIGKILL): then the signalled process must be srt.
-  if tmo > 0 and not spec.signal_after_ms then
-    local w = { TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
-    for _, x in ipairs(argv) do w[#w + 1] = x end
-    argv = w
-  end
   -- srt's proxies (in its node process) and socat bridges are its
-  -- descendants: in the lab with it, no uplink.
-  if not t._ctx.lab then t:lab() end
-  local r = t:spawn { argv = argv, cwd = spec.cwd, env = env, stdin = spec.stdin,
-                      timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
-  return { outcome = outcome(spec, r), runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr }
+  -- descendants: in the lab with it (peer.spawn), no uplink.
+  local r = peer.spawn(t, spec, argv, { cwd = spec.cwd, env = env })
+  return peer.result(peer.outcome("srt", spec, r, own_failure), r)
 end
 
 return M

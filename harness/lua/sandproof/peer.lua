@@ -1,6 +1,7 @@
 -- sandproof.peer - what the peer adapters (harness/runners/{bwrap,firejail,
--- codex,srt}.lua) share: the contract's defaults, signal numbers, and small
--- path and text helpers.
+-- codex,srt}.lua) share: the contract's defaults, signal numbers, the
+-- requests no peer can take, the integrator's watchdog, the outcome read
+-- from a status and stderr, and small path and text helpers.
 local sp = require "sp"
 
 local M = {}
@@ -10,6 +11,19 @@ M.SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
 M.DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
 -- the signals a harness may send the runner (cancel, dies-with-runner)
 M.SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
+-- coreutils: no peer has a timeout an integrator can tell apart
+M.TIMEOUT = "/usr/bin/timeout"
+-- strerror texts the peers end their messages with, as errno names (OUT-6)
+M.STRERROR = {
+  ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
+  ["Permission denied"] = "EACCES", ["Exec format error"] = "ENOEXEC",
+  ["Operation not permitted"] = "EPERM", ["Is a directory"] = "EISDIR",
+  ["Too many levels of symbolic links"] = "ELOOP", ["Device or resource busy"] = "EBUSY",
+  ["No space left on device"] = "ENOSPC", ["Invalid argument"] = "EINVAL",
+  ["Read-only file system"] = "EROFS", ["File exists"] = "EEXIST",
+  ["Function not implemented"] = "ENOSYS", ["Out of memory"] = "ENOMEM",
+  ["Cannot allocate memory"] = "ENOMEM",
+}
 
 -- A table that encodes as a JSON array even when empty.
 function M.array(t) return setmetatable(t or {}, { __jsonarray = true }) end
@@ -37,6 +51,102 @@ function M.find(name, first)
     if sp.exists(d .. "/" .. name) then return d .. "/" .. name end
   end
   return nil
+end
+
+-- Where ci/peers-npm.sh installed the npm peers (codex, srt).
+function M.npm_prefix() return os.getenv("SANDPROOF_PEERS") or "/opt/sandproof-peers" end
+
+-- The first of candidates that exists, or the path in environment
+-- variable `var` when set (nil when that does not exist).
+function M.binary(var, candidates)
+  local env = os.getenv(var)
+  if env and env ~= "" then return sp.exists(env) and env or nil end
+  for _, p in ipairs(candidates) do
+    if sp.exists(p) then return p end
+  end
+  return nil
+end
+
+-- What no peer can be asked (a reason, or nil): a raw request document,
+-- runtime roots, an output bound - none of them has one.
+function M.inexpressible(name, spec)
+  if spec.raw_request then return name .. " takes no contract request (raw_request)" end
+  if (spec.profile or {}).runtime then return name .. " has no runtime roots (profile.runtime)" end
+  if spec.output_limit_bytes then
+    return name .. " has no output bound: the command writes to descriptors " .. name ..
+           " does not capture, so output_limit_bytes cannot be asked of it"
+  end
+  return nil
+end
+
+-- Run a peer's argv through t:spawn, always inside a lab (no uplink: this
+-- host sits on TEST-NET-1 itself, and a peer may share the namespace it
+-- starts in or run proxies).  The integrator's watchdog is timeout(1):
+-- TERM at spec.timeout_ms (default 30 s; 0: none), KILL 2 s later - but not
+-- when the harness signals the runner itself (cancel, SIGKILL: PROC-4/10),
+-- for then the signalled process must be the peer.  The harness's own
+-- timeout, 10 s later, is a backstop (runner_failed).  o: cwd, env, note
+-- (record the command line as evidence).
+function M.spawn(t, spec, argv, o)
+  local tmo = spec.timeout_ms or 30000
+  if tmo > 0 and not spec.signal_after_ms then
+    local w = { M.TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
+    for _, x in ipairs(argv) do w[#w + 1] = x end
+    argv = w
+  end
+  if o.note then t:note("note", "argv: " .. table.concat(argv, " "):sub(1, 4000)) end
+  if not t._ctx.lab then t:lab() end
+  return t:spawn { argv = argv, cwd = o.cwd, env = o.env, stdin = spec.stdin,
+                   timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
+                   signal_after_ms = spec.signal_after_ms, signal = spec.signal }
+end
+
+-- The outcome from what a peer gives: a status and stderr.  Shared rules,
+-- in order: the peer outlived its watchdog (runner_failed); it could not
+-- be started (sandbox_setup_failure, step from the spawn error); timeout(1)
+-- itself failed (status 125-127, "timeout: MESSAGE"); status 0 (success);
+-- 128+N after the harness sent signal N (cancelled); 124 with timeout(1)'s
+-- "sending signal" line, removed from stderr (timed_out).  Anything else
+-- is application_failure with the status as given, unless own(o, r, last)
+-- - the peer's own failure messages, its last stderr line `last` - says
+-- otherwise.  A command printing a peer's exact messages would be misread.
+function M.outcome(name, spec, r, own)
+  local stderr = r.stderr or ""
+  local timed_out = stderr:find("timeout: sending signal", 1, true) ~= nil
+  stderr = stderr:gsub("[^\n]*timeout: sending signal [^\n]*\n?", "")
+  local o = { kind = "application_failure", exit = { code = r.code, signal = r.signal },
+              stdout = r.stdout or "", stderr = stderr, denials = M.array() }
+  local last = M.last_line(stderr) or ""
+  local watchdog = (r.code == 125 or r.code == 126 or r.code == 127) and stderr:match("^%S*timeout: ([^\n]*)")
+  local cancel_signo = spec.signal_after_ms and M.SIGNALS[spec.signal or "SIGTERM"]
+  if r.timed_out then
+    o.kind = "runner_failed"
+  elseif r.setup_error then
+    o.kind = "sandbox_setup_failure"
+    o.setup_error = { step = r.setup_error:match("^(%S+):") or "spawn",
+                      errno = r.setup_error:match(": (%u+)$"), detail = name .. " not started: " .. r.setup_error }
+  elseif watchdog then
+    o.kind = "sandbox_setup_failure"
+    o.setup_error = { step = "spawn", errno = M.STRERROR[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
+  elseif r.code == 0 then
+    o.kind = "success"
+  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
+    o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
+  elseif r.code == 124 and timed_out and not spec.signal_after_ms then
+    o.kind = "timed_out"
+  elseif own then
+    own(o, r, last)
+  end
+  return o
+end
+
+-- The adapter's answer to t:sandbox: the outcome and what the harness saw
+-- of the peer's process (harness_killed: processes still alive after it
+-- ended, which the harness killed - residue).
+function M.result(o, r)
+  return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
+           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           harness_killed = r.leftovers }
 end
 
 -- The last non-empty line of s (a peer's own error is its last stderr line).
