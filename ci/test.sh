@@ -25,20 +25,14 @@ echo "== tests as $(id -un)"
 build_and_test "$here" "$here/build" -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF
 
 if [ "$(id -u)" -eq 0 ]; then
-	user=sandproof-test
-	id "$user" >/dev/null 2>&1 || useradd --system --create-home --shell /bin/sh "$user"
-	# not under /tmp: sandboxes replace /tmp, and the probe must stay visible
-	work=$(mktemp -d /var/tmp/sandproof-unpriv.XXXXXX)
-	trap 'rm -rf "$work"' EXIT
-	git -C "$here" ls-files -z | (cd "$here" && xargs -0 tar cf -) | tar xf - -C "$work"
-	chown -R "$user" "$work"
-	chmod 755 "$work"
-	echo "== tests as unprivileged user $user"
-	runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work" sh -c "
+	. ci/unpriv.sh
+	unpriv_copy "$here"
+	echo "== tests as unprivileged user $unpriv_user"
+	unpriv_sh "
 		set -e
-		cmake -S '$work' -B '$work/build' >/dev/null
-		cmake --build '$work/build' -j $jobs >/dev/null
-		cd '$work/build' && ctest --output-on-failure -j 1"
+		cmake -S '$unpriv_work' -B '$unpriv_work/build' >/dev/null
+		cmake --build '$unpriv_work/build' -j $jobs >/dev/null
+		cd '$unpriv_work/build' && ctest --output-on-failure -j 1"
 fi
 
 echo "== tests under ASan + UBSan"
