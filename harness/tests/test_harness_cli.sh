@@ -84,6 +84,25 @@ if sqlite3 "$tmp/e/linux.sqlite" "select body from evidence e join result r on r
 else
 	fail=$((fail + 1)); echo "not ok $n - traceback not recorded"
 fi
+# race power: below its minimum, a clean race is inconclusive, a violation
+# seen is still a fail; at its minimum, a pass
+mkdir -p "$tmp/pw/swap"
+for v in "weak confined 5" "weakbad escaped 5" "strong confined 10"; do
+	set -- $v
+	cat >"$tmp/pw/swap/$1.lua" <<LUA
+return scenario { id = "swap.$1", clauses = {"SWAP-3"}, claim = "x",
+  expect = { linux = {"confined"}, macos = {"confined"}, windows = {"confined"} },
+  run = function(t) t:set_power { attempts = 1, windows = $3, min = 10 } return "$2" end }
+LUA
+done
+env SANDPROOF_SCENARIOS="$tmp/pw" "$sp" run --out "$tmp/pwo" >"$tmp/out" 2>&1
+n=$((n + 1))
+if grep -q '^inconclusive .*swap.weak .*race power 5 < minimum 10' "$tmp/out" && grep -q '^fail .*swap.weakbad ' "$tmp/out" \
+	&& grep -q '^pass .*swap.strong ' "$tmp/out"; then
+	pass=$((pass + 1)); echo "ok $n - low power: clean race inconclusive, violation fail; enough power: pass"
+else
+	fail=$((fail + 1)); echo "not ok $n - race power verdicts: $(cat "$tmp/out")"
+fi
 # a harness killed with SIGKILL cannot remove its scenario's temp
 # directories: the next run removes them (nobody holds their lock), and
 # never those of a scenario still running

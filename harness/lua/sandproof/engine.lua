@@ -7,6 +7,8 @@
 --   skip              t:skip(reason): the host lacks a prerequisite
 --   unsupported       t:unsupported(reason): the runner cannot express it
 --   inconclusive      a race that did not reach its stated minimum power
+--                     and saw nothing wrong (a violation seen is a fail:
+--                     power bounds how much a pass proves, not a finding)
 --   error             anything else: a Lua error, a missing sentinel
 local sp = require "sp"
 local context = require "sandproof.context"
@@ -120,11 +122,13 @@ function M.run_one(file, runner_name, opts)
   res.evidence = t.evidence
   if ok then
     res.observed = tostring(observed)
-    if t.power.min > 0 and t.power.windows < t.power.min then
+    if not contains(expected, res.observed) then
+      res.verdict = "fail"
+    elseif t.power.min > 0 and t.power.windows < t.power.min then
       res.verdict = "inconclusive"
       res.reason = string.format("race power %d < minimum %d", t.power.windows, t.power.min)
     else
-      res.verdict = contains(expected, res.observed) and "pass" or "fail"
+      res.verdict = "pass"
     end
   elseif type(observed) == "table" and observed.sp_skip then
     res.verdict, res.reason = "skip", observed.sp_skip
