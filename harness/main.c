@@ -220,6 +220,30 @@ static char *runners_split(char *list, char **names, size_t max, size_t *n)
 	return NULL;
 }
 
+/* The run's fingerprint gains "timeout_s": {runner: seconds}, each
+ * runner's per-scenario timeout (the default scaled by its adapter's
+ * timeout_scale, or --timeout), so a result's time budget is on record. */
+static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned timeout,
+			   const unsigned *scale)
+{
+	cJSON *o = env ? cJSON_Parse(env) : NULL, *t = cJSON_CreateObject();
+	char *out = NULL;
+
+	if (o && t) {
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddNumberToObject(t, runners[i], (double)timeout * scale[i]);
+		cJSON_AddItemToObject(o, "timeout_s", t);
+		t = NULL;
+		out = cJSON_PrintUnformatted(o);
+	}
+	cJSON_Delete(t);
+	cJSON_Delete(o);
+	if (!out)
+		return env;
+	free(env);
+	return out;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -311,7 +335,8 @@ static int cmd_run(int argc, char **argv)
 		for (size_t i = 0; i < n_runners; i++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 i ? "," : "", runners[i]);
-		env = envinfo_json(&paths, list);
+		env = with_timeouts(envinfo_json(&paths, list), runners, n_runners,
+				    (unsigned)timeout, scale);
 		run = envinfo_run(env);
 		run.runners = list;
 		run.seed = (int64_t)seed;

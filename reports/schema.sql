@@ -41,7 +41,8 @@ CREATE TABLE run (
 	--                                       knobs, e.g. "kernel.unprivileged_userns_clone"
 	--  "landlock_abi": 7,                   0 when Landlock is unavailable
 	--  "seccomp_notify": true,              SECCOMP_RET_USER_NOTIF usable
-	--  "runners": {name: version, ...}}     version string each runner reported
+	--  "runners": {name: version, ...},     version string each runner reported
+	--  "timeout_s": {name: seconds, ...}}   per-scenario timeout of each runner (run only)
 );
 
 -- One scenario of the catalogue (scenarios/<area>/<name>.lua), as last run:

@@ -18,6 +18,11 @@ local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, pee
 
 local M = { name = "codex" }
 
+-- The harness's per-scenario timeout is 5 x its default (120 s): a launch
+-- is ~100 ms (node launcher, codex, bwrap), and setup.fault_sweep makes
+-- ~280 runs, some ending in the 30 s watchdog: ~4.5 min.
+M.timeout_scale = 5
+
 local prefix = peer.npm_prefix
 
 local function codex_bin() return find("codex", prefix() .. "/bin") end

@@ -19,6 +19,11 @@ local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, pee
 
 local M = { name = "srt" }
 
+-- The harness's per-scenario timeout is 20 x its default (120 s): a launch
+-- is node + bash + bwrap + socat, ~350 ms, and a hold sweep over every
+-- path-resolving call of that tree makes ~2800 launches: ~16 min.
+M.timeout_scale = 20
+
 local prefix = peer.npm_prefix
 
 local function srt_bin() return find("srt", prefix() .. "/bin") end

@@ -103,6 +103,23 @@ if grep -q '^inconclusive .*swap.weak .*race power 5 < minimum 10' "$tmp/out" &&
 else
 	fail=$((fail + 1)); echo "not ok $n - race power verdicts: $(cat "$tmp/out")"
 fi
+# per-runner timeout: the default times the adapter's timeout_scale, on
+# record in the run's fingerprint; an explicit --timeout is not scaled
+src=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$tmp/h/runners"
+ln -s "$src/lua" "$tmp/h/lua"
+cp "$src/runners/none.lua" "$tmp/h/runners/none.lua"
+printf 'local M = require "none"\nreturn setmetatable({ name = "slow", timeout_scale = 3 }, { __index = M })\n' \
+	>"$tmp/h/runners/slow.lua"
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/pw" "$sp" run --runner slow,none \
+	--filter swap.strong --out "$tmp/to" >/dev/null 2>&1
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/pw" "$sp" run --runner slow,none \
+	--filter swap.strong --timeout 7 --out "$tmp/to" >/dev/null 2>&1
+got=$(sqlite3 "$tmp/to/linux.sqlite" "select group_concat(json_extract(env_json, '\$.timeout_s.slow') || '/' ||
+	json_extract(env_json, '\$.timeout_s.none'), ' ') from (select env_json from run order by id)")
+n=$((n + 1))
+if [ "$got" = "360/120 7/7" ]; then pass=$((pass + 1)); echo "ok $n - timeout_scale 3: 360 s (none 120 s); --timeout 7: 7 s for both"
+else fail=$((fail + 1)); echo "not ok $n - per-runner timeouts recorded: '$got'"; fi
 # a harness killed with SIGKILL cannot remove its scenario's temp
 # directories: the next run removes them (nobody holds their lock), and
 # never those of a scenario still running
