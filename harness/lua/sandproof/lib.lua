@@ -61,6 +61,86 @@ function M.socket_family_refused(t, target)
   return "refused"
 end
 
+-- NET-1 reachability under deny: a listener at addr inside a lab (lab_opts
+-- for t:lab) must get no connection from the sandbox, while the sandbox's
+-- own loopback answers in the same probe (positive control).
+-- Returns "denied", "reached" or "control_failed".
+function M.deny_unreachable(t, lab_opts, addr)
+  local lab = t:lab(lab_opts)
+  local port, id = lab:listen("tcp", addr)
+  local ctl = port == 47000 and 47001 or 47000
+  local r = t:ran(t:sandbox {
+    network = "deny",
+    probe = { { "listen_echo", "tcp", "127.0.0.1", ctl },       -- positive control
+              { "connect", "tcp", "127.0.0.1", ctl },
+              { "connect", "tcp", addr, port } },
+  })
+  local c = r.probe[3]
+  if not c then error({ sp_error = "the probe stopped before the connect" }, 0) end
+  local hits = lab:hits(id, 1, c.ok and 1000 or 100)
+  t:note("note", string.format("connect %s:%d ok=%s errno=%s; listener hits=%d",
+    addr, port, tostring(c.ok), tostring(c.errno), hits))
+  if hits > 0 then return "reached" end
+  if not (r.probe[2] and r.probe[2].ok) then
+    t:note("note", "positive control failed: the sandbox's own loopback did not answer")
+    return "control_failed"
+  end
+  return "denied"
+end
+
+-- PRIV-2/3 against a process the command started itself (a `sleep` forked
+-- by the shell that then execs the probe: same user, its own child, so
+-- nothing but the sandbox stands in the way): probe op `op` on it must fail
+-- with EPERM and, when the runner reports denials, be named `op`.  The
+-- positive control in the same probe: kill(pid, 0) reaches it.  Returns
+-- "refused", `won` (the op succeeded), "errno_X", "unreported" or
+-- "control_failed".
+function M.sibling_refused(t, op, won)
+  local r = t:ran(t:sandbox { command = { "sh", "-c",
+    'sleep 20 & exec "$0" kill $! 0 -- ' .. op .. ' $! -- kill $! 9', t.paths.probe } })
+  local k, p = r.probe[1], r.probe[2]
+  if not (k and p) then error({ sp_error = "the probe stopped before " .. op }, 0) end
+  t:note("note", string.format("kill 0 ok=%s errno=%s; %s %s", tostring(k.ok), tostring(k.errno),
+    op, sp.json_encode(p)))
+  if p.ok then return won end
+  if not k.ok then
+    t:note("note", "positive control failed: the target could not be signalled")
+    return "control_failed"
+  end
+  if p.errno ~= "EPERM" then return "errno_" .. tostring(p.errno) end
+  if not M.denial_reported(r.outcome, op) then return "unreported" end
+  return "refused"
+end
+
+-- PRIV-2 / FS-2: a read-only subpath of the workspace cannot be made
+-- writable from inside by probe op `op` on it ("remount": MS_REMOUNT|
+-- MS_BIND without MS_RDONLY; "umount": umount2 MNT_DETACH, which would
+-- expose the writable workspace mount below).  Host oracle: the file
+-- written beneath it afterwards must not exist on the host.  Positive
+-- control: the sibling write in the workspace lands.  Returns "held",
+-- "written" or "control_failed".
+function M.ro_subpath_kept(t, op)
+  local ro = t.ws .. "/ro"
+  assert(sp.mkdir(ro))
+  local profile = t.profiles.workspace_write()
+  profile.filesystem.write_roots[1].read_only_subpaths = { ro }
+  local r = t:ran(t:sandbox { profile = profile, probe = {
+    { "write", t.ws .. "/control", "x" },                      -- positive control
+    { op, ro },
+    { "write", ro .. "/planted", "x" },
+  } })
+  local m, w = r.probe[2], r.probe[3]
+  if not (m and w) then error({ sp_error = "the probe stopped before the write beneath" }, 0) end
+  t:note("note", string.format("%s ok=%s errno=%s; write beneath ok=%s errno=%s", op,
+    tostring(m.ok), tostring(m.errno), tostring(w.ok), tostring(w.errno)))
+  if sp.exists(ro .. "/planted") then return "written" end
+  if sp.read(t.ws .. "/control") ~= "x" then
+    t:note("note", "positive control failed: the workspace write did not land")
+    return "control_failed"
+  end
+  return "held"
+end
+
 -- The hold sweep of the swap family: a plain run (positive control: the
 -- write to t.ws/ok lands; and nothing outside changed) counts the calls
 -- among o.syscalls; then for every k a run in which a and b are exchanged
