@@ -2,12 +2,7 @@
 -- file .zero is stopped, the outcome is enforcement_denied with a typed
 -- protected_create denial naming the path, and the host has no .zero after
 -- the run.  The workspace write before it landed (positive control).
-local function denied_for(o, path)
-  for _, d in ipairs(o.denials or {}) do
-    if d.kind == "protected_create" and d.path == path then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
 
 return scenario {
   id = "meta.absent_zero_create",
@@ -17,20 +12,6 @@ return scenario {
   run = function(t)
     local target = t.ws .. "/.zero"
     if sp.exists(target) then error(".zero exists before the run") end
-    local r = t:ran(t:sandbox {
-      probe = {
-        { "write", t.ws .. "/sibling.txt", "ok" },          -- positive control
-        { "write", target, "planted\n" },
-        { "sleep", 2000 },                                  -- room for the runner to stop it
-        { "write", t.ws .. "/after.txt", "x" },
-      },
-    })
-    if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
-    local o = r.outcome
-    t:note("note", string.format("kind=%s denials=%s", tostring(o.kind), sp.json_encode(o.denials or {})))
-    if sp.exists(target) then return "created" end
-    if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
-    if o.kind ~= "enforcement_denied" or not denied_for(o, target) then return "unreported" end
-    return "reported"
+    return lib.protected_create(t, target, { { "write", target, "planted\n" } })
   end,
 }

@@ -5,13 +5,6 @@
 local lib = require "sandproof.lib"
 local array = lib.array
 
-local function denied_for(o, path)
-  for _, d in ipairs(o.denials or {}) do
-    if d.kind == "protected_create" and d.path == path then return true end
-  end
-  return false
-end
-
 return scenario {
   id = "meta.nested_write_root_protected",
   clauses = { "META-1", "META-3" },
@@ -54,7 +47,7 @@ return scenario {
     end
     if sp.exists(sub .. "/.agents") then return "created" end
     if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
-    if o.kind ~= "enforcement_denied" or not denied_for(o, sub .. "/.agents") then return "unreported" end
+    if o.kind ~= "enforcement_denied" or not lib.denied_for(o, sub .. "/.agents") then return "unreported" end
     return "protected"
   end,
 }

@@ -3,18 +3,13 @@
 -- protected create: it is reported, the link is removed from the host
 -- without being followed, and its target is intact (same files, same
 -- content).  The workspace write before it landed (positive control).
-local function denied_for(o, path)
-  for _, d in ipairs(o.denials or {}) do
-    if d.kind == "protected_create" and d.path == path then return true end
-  end
-  return false
-end
-
 local function listing(dir)
   local names = assert(sp.listdir(dir))
   table.sort(names)
   return table.concat(names, "/")
 end
+
+local lib = require "sandproof.lib"
 
 return scenario {
   id = "meta.symlink_at_protected",
@@ -44,7 +39,7 @@ return scenario {
     end
     if sp.exists(link) then return "link_left" end
     if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
-    if o.kind ~= "enforcement_denied" or not denied_for(o, link) then return "unreported" end
+    if o.kind ~= "enforcement_denied" or not lib.denied_for(o, link) then return "unreported" end
     return "reported"
   end,
 }

@@ -8,12 +8,7 @@
 -- attempt must hit the window (stated minimum power 1 of 4).
 local ATTEMPTS = 4
 
-local function denied_for(o, path)
-  for _, d in ipairs(o.denials or {}) do
-    if d.kind == "protected_create" and d.path == path then return true end
-  end
-  return false
-end
+local lib = require "sandproof.lib"
 
 return scenario {
   id = "meta.transient_create",
@@ -38,7 +33,7 @@ return scenario {
       if sp.exists(target) then return "left_on_host" end
       local hit = sp.exists(marker)
       if hit then windows = windows + 1 end
-      if not (r.outcome.kind == "enforcement_denied" and denied_for(r.outcome, target)) then
+      if not (r.outcome.kind == "enforcement_denied" and lib.denied_for(r.outcome, target)) then
         unreported = unreported + 1
         t:note("note", string.format("attempt %d (unlink completed: %s) unreported: kind=%s denials=%s",
           i, tostring(hit), tostring(r.outcome.kind), sp.json_encode(r.outcome.denials or {})))

@@ -37,6 +37,36 @@ function M.denial_reported(o, name)
   return false
 end
 
+-- Does outcome o carry a typed protected_create denial naming path?
+function M.denied_for(o, path)
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "protected_create" and d.path == path then return true end
+  end
+  return false
+end
+
+-- META-3: a command creates the absent protected `target` by the probe ops
+-- `attack`, between a workspace write (positive control) and, 2 s later,
+-- another (after.txt: was it stopped?).  `created` (default target) must
+-- not exist on the host afterwards, the run must be stopped, and the
+-- outcome must be enforcement_denied with a protected_create denial naming
+-- target.  Returns "reported", "created", "not_stopped", "unreported" or
+-- "control_failed".
+function M.protected_create(t, target, attack, created)
+  local probe = { { "write", t.ws .. "/sibling.txt", "ok" } }     -- positive control
+  for _, op in ipairs(attack) do probe[#probe + 1] = op end
+  probe[#probe + 1] = { "sleep", 2000 }                          -- room for the runner to stop it
+  probe[#probe + 1] = { "write", t.ws .. "/after.txt", "x" }
+  local r = t:ran(t:sandbox { probe = probe })
+  if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
+  local o = r.outcome
+  t:note("note", string.format("kind=%s denials=%s", tostring(o.kind), sp.json_encode(o.denials or {})))
+  if sp.exists(created or target) then return "created" end
+  if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
+  if o.kind ~= "enforcement_denied" or not M.denied_for(o, target) then return "unreported" end
+  return "reported"
+end
+
 -- NET-5 family check: in one probe, socket(AF_INET) and
 -- socket(AF_NETLINK, NETLINK_ROUTE) must work (positive control) and the
 -- `target` socket op (e.g. { "socket", "vsock", "stream" }) must fail with
