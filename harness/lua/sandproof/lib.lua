@@ -72,13 +72,29 @@ end
 -- `target` socket op (e.g. { "socket", "vsock", "stream" }) must fail with
 -- EPERM and be reported as a `socket` denial.  Runs under network=allow
 -- (inside a lab), so the refusal is not the network namespace's doing.
-function M.socket_family_refused(t, target)
+-- o.via_userns: the attack first tries from a user namespace of its own;
+-- o.kernel_refusal: the refusal is the kernel's capability check (a
+-- permitted family without CAP_NET_RAW), so no denial is expected.
+function M.socket_family_refused(t, target, o)
+  o = o or {}
   t:lab() -- no packet ever leaves the lab
-  local argv = { t.paths.probe, "socket", "inet", "stream", "--", "socket", "netlink", "raw", "0", "--" }
-  for _, a in ipairs(target) do argv[#argv + 1] = a end
+  local ops = { "socket", "inet", "stream", "--", "socket", "netlink", "raw", "0", "--" }
+  for _, a in ipairs(target) do ops[#ops + 1] = a end
+  local argv = { t.paths.probe, table.unpack(ops) }
+  if o.via_userns then
+    -- First try to gain the capability the family needs in a user and
+    -- network namespace of its own (unshare -rn); only when that fails
+    -- ask from where it stands.  Unconfined, even an unprivileged user
+    -- gets the socket that way.
+    local q = {}
+    for _, a in ipairs(ops) do q[#q + 1] = "'" .. a .. "'" end
+    local line = table.concat(q, " ")
+    argv = { "sh", "-c", "unshare -rn \"$0\" " .. line .. " 2>/dev/null || exec \"$0\" " .. line,
+             t.paths.probe }
+  end
   local r = t:ran(t:sandbox { network = "allow", command = argv })
   local inet, route, s = r.probe[1], r.probe[2], r.probe[3]
-  if not (inet and route and s) then return "error" end
+  if not (inet and route and s) then error({ sp_error = "the probe stopped before the target socket" }, 0) end
   t:note("note", string.format("inet ok=%s; netlink route ok=%s; target ok=%s errno=%s",
     tostring(inet.ok), tostring(route.ok), tostring(s.ok), tostring(s.errno)))
   if s.ok then return "opened" end
@@ -87,7 +103,7 @@ function M.socket_family_refused(t, target)
     return "control_failed"
   end
   if s.errno ~= "EPERM" then return "errno_" .. tostring(s.errno) end
-  if not M.denial_reported(r.outcome, "socket") then return "unreported" end
+  if not o.kernel_refusal and not M.denial_reported(r.outcome, "socket") then return "unreported" end
   return "refused"
 end
 
