@@ -8,5 +8,5 @@ return scenario {
   clauses = { "NET-1" },
   claim = "under network=deny a command cannot reach a listener on a host interface address",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
-  run = function(t) return lib.deny_unreachable(t, nil, "192.0.2.1") end,
+  run = function(t) return lib.deny_unreachable(t, { addr = "192.0.2.1" }) end,
 }

@@ -107,28 +107,32 @@ function M.socket_family_refused(t, target, o)
   return "refused"
 end
 
--- NET-1 reachability under deny: a listener at addr inside a lab (lab_opts
--- for t:lab) must get no connection from the sandbox, while the sandbox's
--- own loopback answers in the same probe (positive control).
+-- NET-1 reachability under deny: a listener at o.addr (o.proto "tcp" or
+-- "udp") inside a lab (o.lab: options for t:lab) must get no connection or
+-- datagram from the sandbox - the listener's count is the oracle, not the
+-- client's word - while the sandbox's own loopback (o.ctl, default
+-- 127.0.0.1) answers in the same probe (positive control).
 -- Returns "denied", "reached" or "control_failed".
-function M.deny_unreachable(t, lab_opts, addr)
-  local lab = t:lab(lab_opts)
-  local port, id = lab:listen("tcp", addr)
+function M.deny_unreachable(t, o)
+  local proto, ctl_addr = o.proto or "tcp", o.ctl or "127.0.0.1"
+  local lab = t:lab(o.lab)
+  local port, id = lab:listen(proto, o.addr)
   local ctl = port == 47000 and 47001 or 47000
   local r = t:ran(t:sandbox {
     network = "deny",
-    probe = { { "listen_echo", "tcp", "127.0.0.1", ctl },       -- positive control
-              { "connect", "tcp", "127.0.0.1", ctl },
-              { "connect", "tcp", addr, port } },
+    probe = { { "listen_echo", proto, ctl_addr, ctl },       -- positive control
+              { "connect", proto, ctl_addr, ctl },
+              { "connect", proto, o.addr, port } },
   })
   local c = r.probe[3]
   if not c then error({ sp_error = "the probe stopped before the connect" }, 0) end
-  local hits = lab:hits(id, 1, c.ok and 1000 or 100)
-  t:note("note", string.format("connect %s:%d ok=%s errno=%s; listener hits=%d",
-    addr, port, tostring(c.ok), tostring(c.errno), hits))
+  -- an accept may trail the client's connect: wait longer when it saw success
+  local hits = lab:hits(id, 1, c.ok and 1000 or (proto == "udp" and 200 or 100))
+  t:note("note", string.format("%s connect %s port %d ok=%s errno=%s step=%s; listener hits=%d",
+    proto, o.addr, port, tostring(c.ok), tostring(c.errno), tostring(c.step), hits))
   if hits > 0 then return "reached" end
   if not (r.probe[2] and r.probe[2].ok) then
-    t:note("note", "positive control failed: the sandbox's own loopback did not answer")
+    t:note("note", "positive control failed: the sandbox's own loopback (" .. ctl_addr .. ") did not answer")
     return "control_failed"
   end
   return "denied"
