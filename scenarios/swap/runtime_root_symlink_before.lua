@@ -21,14 +21,10 @@ return scenario {
   run = function(t)
     local profile = t.profiles.workspace_write()
     profile.runtime = { parent = t.tmp .. "/rt", max_age_s = 3600, max_roots = 8 }
-    -- positive control: a first run provisions the root and its TMPDIR is
-    -- writable; it also names the root
-    local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR" } } })
-    local root = r0.outcome.runtime and r0.outcome.runtime.root
-    if not (root and r0.probe[1] and r0.probe[1].value == root .. "/tmp") then
-      t:note("note", "no runtime root reported, or TMPDIR not in it")
-      return "control_failed"
-    end
+    -- positive control: a first run provisions the root and names it (its
+    -- TMPDIR takes writes below)
+    local root = lib.rt_provision(t, profile)
+    if not root then return "control_failed" end
     local probe = {
       { "write", root .. "/tmp/f", "x" }, { "write", root .. "/cache/f", "x" },
       { "write", root .. "/data/f", "x" }, { "append", root .. "/tmp/victim", "pwned\n" },

@@ -24,6 +24,20 @@ function M.rt_use_root(t, parent, ws)
   return root
 end
 
+-- A runtime root for `profile` (which names profile.runtime), provisioned
+-- by a first run that prints its TMPDIR: the root the runner reported, or
+-- nil (with a note) when none came back or TMPDIR is not in it - the
+-- positive control of the swap.runtime_root_* scenarios.
+function M.rt_provision(t, profile)
+  local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR" } } })
+  local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
+  if not (root and r0.probe[1] and r0.probe[1].value == root .. "/tmp") then
+    t:note("note", "no runtime root reported, or TMPDIR not in it")
+    return nil
+  end
+  return root
+end
+
 -- Did the runner report a typed denial of syscall `name`?  True as well
 -- when it says it does not report denials (enforcement.denials_reported is
 -- not true): then EPERM is all the evidence there can be.
