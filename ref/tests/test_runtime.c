@@ -15,31 +15,10 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "t.h"
 #include "../sha256.h"
 
-static int n_check, n_pass, n_fail;
 static char base[PATH_MAX];   /* canonical scratch directory */
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s %d - ", cond ? "ok" : "not ok", ++n_check);
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (cond)
-		n_pass++;
-	else
-		n_fail++;
-	fflush(stdout);
-}
-
-static void skip(const char *why)
-{
-	printf("ok %d - # SKIP %s\n", ++n_check, why);
-	fflush(stdout);
-}
 
 /* snprintf into a PATH_MAX buffer; the scratch paths are short. */
 static void pf(char *dst, const char *fmt, ...)
@@ -186,16 +165,16 @@ static void test_sha256(void)
 	char hex[65];
 	sha256_digest("", 0, d);
 	sha256_hex(d, hex);
-	check(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+	t_ok(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
 	      "sha256 of the empty string");
 	sha256_digest("abc", 3, d);
 	sha256_hex(d, hex);
-	check(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	t_ok(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
 	      "sha256 of \"abc\"");
 	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 	sha256_digest(m, strlen(m), d);
 	sha256_hex(d, hex);
-	check(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+	t_ok(!strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
 	      "sha256 of the 448-bit message (two-block padding)");
 	struct sha256_ctx c;
 	char chunk[997];
@@ -208,7 +187,7 @@ static void test_sha256(void)
 	}
 	sha256_final(&c, d);
 	sha256_hex(d, hex);
-	check(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+	t_ok(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
 	      "sha256 of a million 'a' fed in odd chunks");
 }
 
@@ -222,29 +201,29 @@ static void test_canonicalize(void)
 
 	int r1 = runtime_canonicalize(P("link/ws"), a, sizeof(a));
 	int r2 = runtime_canonicalize(P("real/ws"), b, sizeof(b));
-	check(r1 == 0 && r2 == 0 && !strcmp(a, b) && !strcmp(a, P("real/ws")),
+	t_ok(r1 == 0 && r2 == 0 && !strcmp(a, b) && !strcmp(a, P("real/ws")),
 	      "symlinked ancestor canonicalizes to the real path (%s)", a);
 	runtime_canonicalize(P("link/ws/missing/leaf"), a, sizeof(a));
-	check(!strcmp(a, P("real/ws/missing/leaf")),
+	t_ok(!strcmp(a, P("real/ws/missing/leaf")),
 	      "missing leaves are re-appended after the resolved ancestor (%s)", a);
 	runtime_canonicalize(P("real//ws/./sub/../"), a, sizeof(a));
-	check(!strcmp(a, P("real/ws")), "trailing slash, '.', '..' and '//' are cleaned (%s)", a);
+	t_ok(!strcmp(a, P("real/ws")), "trailing slash, '.', '..' and '//' are cleaned (%s)", a);
 	runtime_canonicalize(P("link2/.."), a, sizeof(a));
-	check(!strcmp(a, P("real")), "'..' after a symlink applies to its target (%s)", a);
+	t_ok(!strcmp(a, P("real")), "'..' after a symlink applies to its target (%s)", a);
 	runtime_canonicalize(P("dangle/x"), a, sizeof(a));
-	check(!strcmp(a, P("real/later/x")), "a dangling symlink is followed to its target (%s)", a);
+	t_ok(!strcmp(a, P("real/later/x")), "a dangling symlink is followed to its target (%s)", a);
 	runtime_canonicalize("/../", a, sizeof(a));
-	check(!strcmp(a, "/"), "'/..' is '/'");
+	t_ok(!strcmp(a, "/"), "'/..' is '/'");
 	if (getcwd(cwd, sizeof(cwd)) && chdir(P("link")) == 0) {
 		runtime_canonicalize("ws/", a, sizeof(a));
-		check(!strcmp(a, P("real/ws")), "a relative path is taken from the cwd (%s)", a);
+		t_ok(!strcmp(a, P("real/ws")), "a relative path is taken from the cwd (%s)", a);
 		if (chdir(cwd) != 0)
 			perror("chdir");
 	} else {
-		check(0, "chdir into the scratch directory");
+		t_ok(0, "chdir into the scratch directory");
 	}
-	check(runtime_canonicalize("", a, sizeof(a)) == -EINVAL, "an empty path is refused");
-	check(runtime_canonicalize(P("real/ws"), a, 8) == -ENAMETOOLONG,
+	t_ok(runtime_canonicalize("", a, sizeof(a)) == -EINVAL, "an empty path is refused");
+	t_ok(runtime_canonicalize(P("real/ws"), a, 8) == -ENAMETOOLONG,
 	      "a result longer than the buffer is refused");
 }
 
@@ -259,15 +238,15 @@ static void test_derivation(void)
 
 	int a = runtime_acquire(&c, P("link/ws"), &r1, &rep);
 	int b = a == 0 ? runtime_acquire(&c, P("real/ws/"), &r2, &rep) : -1;
-	check(a == 0 && b == 0 && !strcmp(r1.root, r2.root),
+	t_ok(a == 0 && b == 0 && !strcmp(r1.root, r2.root),
 	      "a symlinked workspace path gets the same root as the real path");
 	sha256_digest(P("real/ws"), strlen(P("real/ws")), d);
 	sha256_hex(d, hex);
 	hex[16] = '\0';
-	check(a == 0 && !strcmp(r1.name, hex) && !strncmp(r1.root, P("rt1/"), strlen(P("rt1/"))) &&
+	t_ok(a == 0 && !strcmp(r1.name, hex) && !strncmp(r1.root, P("rt1/"), strlen(P("rt1/"))) &&
 	      !strcmp(r1.root + strlen(P("rt1/")), hex),
 	      "root is <parent>/<first 16 hex of sha256(canonical workspace)>");
-	check(a == 0 && !r1.private_root, "an outside parent is used as is");
+	t_ok(a == 0 && !r1.private_root, "an outside parent is used as is");
 	if (a == 0)
 		runtime_release(&r1);
 	if (b == 0)
@@ -277,7 +256,7 @@ static void test_derivation(void)
 	struct runtime_root r3;
 	a = runtime_acquire(&c, P("real/ws/missing/deeper"), &r3, &rep);
 	b = touch_ws(&c, P("link/ws/missing/deeper/"), name2, &rep);
-	check(a == 0 && b == 0 && !strcmp(r3.name, name2),
+	t_ok(a == 0 && b == 0 && !strcmp(r3.name, name2),
 	      "a workspace with missing leaves derives the same root via a symlinked ancestor");
 	if (a == 0)
 		runtime_release(&r3);
@@ -289,7 +268,7 @@ static void test_derivation(void)
 		ci.parent = parents[i];
 		a = runtime_acquire(&ci, P("link/ws"), &r3, &rep);
 		size_t wl = strlen(P("real/ws"));
-		check(a == 0 && r3.private_root && !strncmp(r3.root, P("fb/"), strlen(P("fb/"))) &&
+		t_ok(a == 0 && r3.private_root && !strncmp(r3.root, P("fb/"), strlen(P("fb/"))) &&
 		      !(strncmp(r3.root, P("real/ws"), wl) == 0 && (r3.root[wl] == '/' || !r3.root[wl])),
 		      "%s: a parent %s the workspace falls back to the private parent (%s)",
 		      i ? "workspace-is-parent" : "workspace-contains-parent",
@@ -297,7 +276,7 @@ static void test_derivation(void)
 		if (a == 0)
 			runtime_release(&r3);
 	}
-	check(!exists(P("real/ws/.cache")), "nothing was created inside the workspace");
+	t_ok(!exists(P("real/ws/.cache")), "nothing was created inside the workspace");
 	/* the fallback parent's own name is never resolved: a symlink planted
 	 * there (it lives in world-writable /var/tmp by default) is refused */
 	mkdirs(P("fbtarget"), 0700);
@@ -306,7 +285,7 @@ static void test_derivation(void)
 	cs.parent = K("real/ws/.cache/rt");
 	cs.fallback_parent = K("fblink/");
 	a = runtime_acquire(&cs, P("real/ws"), &r3, &rep);
-	check(a < 0 && !rmdir(P("fbtarget")), "a symlink at the fallback parent's name is refused (%d)", a);
+	t_ok(a < 0 && !rmdir(P("fbtarget")), "a symlink at the fallback parent's name is refused (%d)", a);
 	/* a workspace inside its own derived root: evicting the root would
 	 * delete the workspace */
 	char nm[17], wsroot[PATH_MAX];
@@ -315,10 +294,10 @@ static void test_derivation(void)
 	runtime_derive_name(P("real/ws"), nm);
 	pf(wsroot, "%s/%s", P("real/ws"), nm);
 	a = runtime_acquire(&cw, P("real/ws"), &r3, &rep);
-	check(a == 0 && r3.private_root, "a root that would overlap the workspace is never used");
+	t_ok(a == 0 && r3.private_root, "a root that would overlap the workspace is never used");
 	if (a == 0)
 		runtime_release(&r3);
-	check(!exists(wsroot), "and was not created");
+	t_ok(!exists(wsroot), "and was not created");
 }
 
 static void test_layout_and_lease(void)
@@ -332,13 +311,13 @@ static void test_layout_and_lease(void)
 
 	mkdirs(P("wsL"), 0755);
 	int a = runtime_acquire(&c, P("wsL"), &r, &rep);
-	check(a == 0, "acquire creates a missing parent (%s)", a ? strerror(-a) : "ok");
+	t_ok(a == 0, "acquire creates a missing parent (%s)", a ? strerror(-a) : "ok");
 	if (a)
 		return;
-	check(stat(P("rt2/deep/parent"), &s) == 0 && (s.st_mode & 07777) == 0700 &&
+	t_ok(stat(P("rt2/deep/parent"), &s) == 0 && (s.st_mode & 07777) == 0700 &&
 	      stat(P("rt2/deep"), &s) == 0 && (s.st_mode & 07777) == 0700,
 	      "created parent components are 0700");
-	check(rep.reprovisioned && strstr(rep.reprovision_reason, "root missing"),
+	t_ok(rep.reprovisioned && strstr(rep.reprovision_reason, "root missing"),
 	      "first use provisions (%s)", rep.reprovision_reason);
 	bool all = true;
 	const char *subs[] = {"tmp", "cache", "data", "cache/npm", "cache/pip", "cache/go-build",
@@ -348,8 +327,8 @@ static void test_layout_and_lease(void)
 		if (lstat(path, &s) || !S_ISDIR(s.st_mode) || (s.st_mode & 07777) != 0700)
 			all = false;
 	}
-	check(all, "layout tmp/ cache/ data/ and tool caches exist as private directories");
-	check(env_of(&r, "TMPDIR") && !strcmp(env_of(&r, "TMPDIR"), r.tmp) &&
+	t_ok(all, "layout tmp/ cache/ data/ and tool caches exist as private directories");
+	t_ok(env_of(&r, "TMPDIR") && !strcmp(env_of(&r, "TMPDIR"), r.tmp) &&
 	      env_of(&r, "XDG_CACHE_HOME") && !strcmp(env_of(&r, "XDG_CACHE_HOME"), r.cache) &&
 	      env_of(&r, "npm_config_cache") && env_of(&r, "PIP_CACHE_DIR") &&
 	      env_of(&r, "GOCACHE") && env_of(&r, "GOMODCACHE") && env_of(&r, "CARGO_HOME"),
@@ -358,21 +337,21 @@ static void test_layout_and_lease(void)
 	for (size_t i = 0; i < r.n_env; i++)
 		if (strncmp(r.env[i].value, r.root, strlen(r.root)) || !is_dir(r.env[i].value))
 			inside = false;
-	check(inside, "every env value is an existing folder under the root");
+	t_ok(inside, "every env value is an existing folder under the root");
 	pf(path, "%s/%s.lease", P("rt2/deep/parent"), r.name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	check(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK,
+	t_ok(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK,
 	      "the lease beside the root is held shared while acquired");
 	pf(path, "%s/%s.stamp", P("rt2/deep/parent"), r.name);
-	check(exists(path) && !(strncmp(path, r.root, strlen(r.root)) == 0 && path[strlen(r.root)] == '/'),
+	t_ok(exists(path) && !(strncmp(path, r.root, strlen(r.root)) == 0 && path[strlen(r.root)] == '/'),
 	      "the stamp lives beside the root, not inside it");
-	check(fcntl(r.lease_fd, F_GETFD) & FD_CLOEXEC, "the lease descriptor is close-on-exec");
+	t_ok(fcntl(r.lease_fd, F_GETFD) & FD_CLOEXEC, "the lease descriptor is close-on-exec");
 	runtime_release(&r);
-	check(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "release drops the lease");
+	t_ok(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "release drops the lease");
 	if (fd >= 0)
 		close(fd);
 	runtime_release(&r);
-	check(r.lease_fd == -1 && r.root_fd == -1, "release is idempotent");
+	t_ok(r.lease_fd == -1 && r.root_fd == -1, "release is idempotent");
 }
 
 static void test_stamp(void)
@@ -389,28 +368,28 @@ static void test_stamp(void)
 	touch_ws(&c, P("wsS"), name, &rep);
 	pf(root, "%s/%s", P("rt3"), name);
 	int a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && !rep.reprovisioned, "an intact root takes the fast path");
+	t_ok(a == 0 && !rep.reprovisioned, "an intact root takes the fast path");
 
 	rm_tree(root);
 	mkdir(root, 0755);
 	chmod(root, 0755);
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "identity changed"),
+	t_ok(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "identity changed"),
 	      "a root removed and recreated with another mode is re-provisioned (%s)",
 	      rep.reprovision_reason);
-	check(stat(root, &s) == 0 && (s.st_mode & 07777) == 0700,
+	t_ok(stat(root, &s) == 0 && (s.st_mode & 07777) == 0700,
 	      "re-provisioning restores mode 0700");
 	pf(path, "%s/tmp", root);
-	check(is_dir(path), "re-provisioning recreates tmp/");
+	t_ok(is_dir(path), "re-provisioning recreates tmp/");
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && !rep.reprovisioned, "after re-provisioning the fast path is back");
+	t_ok(a == 0 && !rep.reprovisioned, "after re-provisioning the fast path is back");
 
 	if (geteuid() == 0) {
 		rm_tree(root);
 		mkdir(root, 0700);
 		int rc = chown(root, 65534, 65534);
 		a = touch_ws(&c, P("wsS"), name, &rep);
-		check(rc == 0 && a == 0 && rep.reprovisioned && stat(root, &s) == 0 &&
+		t_ok(rc == 0 && a == 0 && rep.reprovisioned && stat(root, &s) == 0 &&
 		      s.st_uid == geteuid(),
 		      "a root recreated with another owner is re-provisioned as ours (%s)",
 		      rep.reprovision_reason);
@@ -418,10 +397,10 @@ static void test_stamp(void)
 		rm_tree(root);
 		mkdir(root, 0700);
 		a = touch_ws(&c, P("wsS"), name, &rep);
-		check(a == 0 && rep.reprovisioned, "a root recreated identically (new inode) is re-provisioned");
+		t_ok(a == 0 && rep.reprovisioned, "a root recreated identically (new inode) is re-provisioned");
 	} else {
-		skip("chown to another owner needs root");
-		skip("chown to another owner needs root");
+		t_skipped("chown to another owner needs root");
+		t_skipped("chown to another owner needs root");
 	}
 
 	/* evicted and recreated by someone else with the full layout: every
@@ -437,7 +416,7 @@ static void test_stamp(void)
 		mkdir(path, 0700);
 	}
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "identity changed"),
+	t_ok(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "identity changed"),
 	      "a root recreated with the full layout is not trusted on its stamp (%s)",
 	      rep.reprovision_reason);
 	rm_tree(moved);
@@ -446,15 +425,15 @@ static void test_stamp(void)
 	rm_tree(path);
 	symlink(P("victim"), path);
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned && is_dir(path),
+	t_ok(a == 0 && rep.reprovisioned && is_dir(path),
 	      "tmp/ swapped for a symlink is re-provisioned as a directory (%s)", rep.reprovision_reason);
-	check(file_has(P("victim/keep"), "precious") && is_dir(P("victim")),
+	t_ok(file_has(P("victim/keep"), "precious") && is_dir(P("victim")),
 	      "the symlink's target is untouched");
 
 	pf(path, "%s/cache/pip", root);
 	chmod(path, 0777);
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned && stat(path, &s) == 0 && (s.st_mode & 07777) == 0700,
+	t_ok(a == 0 && rep.reprovisioned && stat(path, &s) == 0 && (s.st_mode & 07777) == 0700,
 	      "a subfolder whose mode changed is re-provisioned (%s)", rep.reprovision_reason);
 
 	/* a plan change: edit the stamp's digest */
@@ -470,14 +449,14 @@ static void test_stamp(void)
 		pl[5] = pl[5] == '0' ? '1' : '0';
 	put(path, buf);
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "plan"),
+	t_ok(a == 0 && rep.reprovisioned && strstr(rep.reprovision_reason, "plan"),
 	      "a stamp for another plan is re-provisioned (%s)", rep.reprovision_reason);
 	put(path, "garbage\n");
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && rep.reprovisioned, "an unreadable stamp is re-provisioned (%s)",
+	t_ok(a == 0 && rep.reprovisioned, "an unreadable stamp is re-provisioned (%s)",
 	      rep.reprovision_reason);
 	a = touch_ws(&c, P("wsS"), name, &rep);
-	check(a == 0 && !rep.reprovisioned, "and then the fast path again");
+	t_ok(a == 0 && !rep.reprovisioned, "and then the fast path again");
 }
 
 static int count_roots(const char *parent)
@@ -532,14 +511,14 @@ static void test_eviction(void)
 	g.max_age_s = 100;
 	int r = runtime_gc(&g, NULL, false, &rep);
 	pf(path, "%s/%s", P("rt4"), A);
-	check(r == 0 && rep_has(rep.evicted, rep.n_evicted, A, "age") && !exists(path),
+	t_ok(r == 0 && rep_has(rep.evicted, rep.n_evicted, A, "age") && !exists(path),
 	      "a root unused for longer than max_age is evicted");
 	pf(path, "%s/%s.lease", P("rt4"), A);
 	bool lease_gone = !exists(path);
 	pf(path, "%s/%s.stamp", P("rt4"), A);
-	check(lease_gone && !exists(path), "its lease and stamp are removed with it");
-	check(count_roots(P("rt4")) == 2 && rep.evicted_total == 1, "younger roots stay");
-	check(count_tombs(P("rt4")) == 0, "no tombstone is left behind");
+	t_ok(lease_gone && !exists(path), "its lease and stamp are removed with it");
+	t_ok(count_roots(P("rt4")) == 2 && rep.evicted_total == 1, "younger roots stay");
+	t_ok(count_tombs(P("rt4")) == 0, "no tombstone is left behind");
 
 	/* LRU: order of use B < C < D < E < F */
 	for (int i = 3; i < 6; i++)
@@ -547,17 +526,17 @@ static void test_eviction(void)
 	g = c;
 	g.max_roots = 2;
 	r = runtime_gc(&g, NULL, false, &rep);
-	check(r == 0 && rep.n_evicted == 3 && !strcmp(rep.evicted[0].name, B) &&
+	t_ok(r == 0 && rep.n_evicted == 3 && !strcmp(rep.evicted[0].name, B) &&
 	      !strcmp(rep.evicted[1].name, C) && !strcmp(rep.evicted[2].name, D) &&
 	      strstr(rep.evicted[0].reason, "lru"),
 	      "count eviction takes the least recently used first, down to max_roots");
-	check(count_roots(P("rt4")) == 2, "max_roots roots remain");
+	t_ok(count_roots(P("rt4")) == 2, "max_roots roots remain");
 
 	/* touching E makes F the older one */
 	touch_ws(&c, P(ws[4]), E, &rep);
 	g.max_roots = 1;
 	r = runtime_gc(&g, NULL, true, &rep);
-	check(r == 0 && rep.dry_run && rep.n_evicted == 1 && !strcmp(rep.evicted[0].name, F) &&
+	t_ok(r == 0 && rep.dry_run && rep.n_evicted == 1 && !strcmp(rep.evicted[0].name, F) &&
 	      count_roots(P("rt4")) == 2,
 	      "dry run reports the LRU victim (use updates recency) and removes nothing");
 
@@ -567,22 +546,22 @@ static void test_eviction(void)
 	z.max_age_s = 0;
 	struct runtime_root cur;
 	r = runtime_acquire(&z, P(ws[0]), &cur, &rep);
-	check(r == 0 && count_roots(P("rt4")) == 1 && is_dir(cur.root) &&
+	t_ok(r == 0 && count_roots(P("rt4")) == 1 && is_dir(cur.root) &&
 	      rep_has(rep.evicted, rep.n_evicted, E, NULL) && rep_has(rep.evicted, rep.n_evicted, F, NULL),
 	      "acquire evicts other roots but never the current one");
 	if (r == 0) {
 		int g2 = runtime_gc(&z, NULL, false, &rep);
-		check(g2 == 0 && is_dir(cur.root) && rep_has(rep.skipped, rep.n_skipped, cur.name, "in use"),
+		t_ok(g2 == 0 && is_dir(cur.root) && rep_has(rep.skipped, rep.n_skipped, cur.name, "in use"),
 		      "gc skips a root whose lease is held by this process");
 		runtime_release(&cur);
 		g2 = runtime_gc(&z, cur.root, false, &rep);
-		check(g2 == 0 && is_dir(cur.root), "gc spares the keep root");
+		t_ok(g2 == 0 && is_dir(cur.root), "gc spares the keep root");
 	}
 
 	/* a root leased by another process (a forked child holding LOCK_SH) */
 	int go[2], done[2];
 	if (pipe(go) || pipe(done)) {
-		check(0, "pipe");
+		t_ok(0, "pipe");
 		return;
 	}
 	pid_t pid = fork();
@@ -610,13 +589,13 @@ static void test_eviction(void)
 	runtime_derive_name(P(ws[1]), B);
 	pf(path, "%s/%s", P("rt4"), B);
 	r = runtime_gc(&z, NULL, false, &rep);
-	check(ready == 'y' && r == 0 && is_dir(path) && rep_has(rep.skipped, rep.n_skipped, B, "in use"),
+	t_ok(ready == 'y' && r == 0 && is_dir(path) && rep_has(rep.skipped, rep.n_skipped, B, "in use"),
 	      "a root leased by another process is skipped and intact");
 	pf(path, "%s/%s/tmp", P("rt4"), B);
-	check(is_dir(path), "its tmp/ is still there");
+	t_ok(is_dir(path), "its tmp/ is still there");
 	struct runtime_root other;
 	r = runtime_acquire(&z, P(ws[2]), &other, &rep);
-	check(r == 0 && rep_has(rep.skipped, rep.n_skipped, B, "in use") && is_dir(path),
+	t_ok(r == 0 && rep_has(rep.skipped, rep.n_skipped, B, "in use") && is_dir(path),
 	      "another run's eviction skips it too, without failing that run");
 	if (r == 0)
 		runtime_release(&other);
@@ -627,7 +606,7 @@ static void test_eviction(void)
 	close(go[0]);
 	close(done[1]);
 	r = runtime_gc(&z, NULL, false, &rep);
-	check(r == 0 && count_roots(P("rt4")) == 0, "once the lease is dropped it is evicted");
+	t_ok(r == 0 && count_roots(P("rt4")) == 0, "once the lease is dropped it is evicted");
 }
 
 static void test_hostile_entries(void)
@@ -673,61 +652,61 @@ static void test_hostile_entries(void)
 	z.max_roots = 0;
 	int r = runtime_gc(&z, NULL, false, &rep);
 	pf(path, "%s/%s", P("rt5"), name);
-	check(r == 0 && rep_has(rep.evicted, rep.n_evicted, name, NULL) && !exists(path),
+	t_ok(r == 0 && rep_has(rep.evicted, rep.n_evicted, name, NULL) && !exists(path),
 	      "a root holding symlinks out is evicted");
-	check(file_has(P("victim2/sub/keep"), "precious") && is_dir(P("victim2/sub")),
+	t_ok(file_has(P("victim2/sub/keep"), "precious") && is_dir(P("victim2/sub")),
 	      "the symlinks' target folder is intact");
-	check(rep_has(rep.skipped, rep.n_skipped, "0123456789abcdef", "symlink") &&
+	t_ok(rep_has(rep.skipped, rep.n_skipped, "0123456789abcdef", "symlink") &&
 	      exists(P("rt5/0123456789abcdef")),
 	      "a root-shaped symlink in the parent is skipped and reported");
-	check(rep_has(rep.skipped, rep.n_skipped, "0123456789abcdef.tomb.1.1.1", "symlink") &&
+	t_ok(rep_has(rep.skipped, rep.n_skipped, "0123456789abcdef.tomb.1.1.1", "symlink") &&
 	      exists(P("rt5/0123456789abcdef.tomb.1.1.1")),
 	      "a tombstone-shaped symlink is skipped and reported");
-	check(!exists(tomb) && rep_any_prefix(rep.evicted, rep.n_evicted, "fedcba9876543210.tomb."),
+	t_ok(!exists(tomb) && rep_any_prefix(rep.evicted, rep.n_evicted, "fedcba9876543210.tomb."),
 	      "a leftover tombstone (read-only dirs, symlinks) is deleted");
-	check(!exists(P("rt5/aaaaaaaaaaaaaaaa.lease")) && !exists(P("rt5/aaaaaaaaaaaaaaaa.stamp")),
+	t_ok(!exists(P("rt5/aaaaaaaaaaaaaaaa.lease")) && !exists(P("rt5/aaaaaaaaaaaaaaaa.stamp")),
 	      "an orphan lease and stamp are removed");
-	check(exists(P("rt5/0123456789abcdef.lease")),
+	t_ok(exists(P("rt5/0123456789abcdef.lease")),
 	      "a planted symlink lease is left alone (never locked, never followed)");
 	if (geteuid() == 0)
-		check(is_dir(P("rt5/bbbbbbbbbbbbbbbb")) &&
+		t_ok(is_dir(P("rt5/bbbbbbbbbbbbbbbb")) &&
 		      rep_has(rep.skipped, rep.n_skipped, "bbbbbbbbbbbbbbbb", "not owned"),
 		      "a foreign-owned root-shaped directory is skipped and reported");
 	else
-		skip("a foreign-owned entry needs root to make");
+		t_skipped("a foreign-owned entry needs root to make");
 
 	/* unsafe parents are refused by acquire and gc */
 	struct runtime_root rr;
 	chmod(P("rt5"), 0770);
 	r = runtime_acquire(&c, P("wsH"), &rr, &rep);
 	int g = runtime_gc(&z, NULL, false, &rep);
-	check(r == -EPERM && g == -EPERM, "a group-writable parent is refused (acquire %d, gc %d)", r, g);
+	t_ok(r == -EPERM && g == -EPERM, "a group-writable parent is refused (acquire %d, gc %d)", r, g);
 	chmod(P("rt5"), 0707);
 	r = runtime_acquire(&c, P("wsH"), &rr, &rep);
-	check(r == -EPERM, "a world-writable parent is refused");
+	t_ok(r == -EPERM, "a world-writable parent is refused");
 	chmod(P("rt5"), 0700);
 	if (geteuid() == 0) {
 		if (chown(P("rt5"), 65534, 65534))
 			perror("chown");
 		r = runtime_acquire(&c, P("wsH"), &rr, &rep);
-		check(r == -EPERM, "a foreign-owned parent is refused");
+		t_ok(r == -EPERM, "a foreign-owned parent is refused");
 		if (chown(P("rt5"), 0, 0))
 			perror("chown");
 	} else {
-		skip("a foreign-owned parent needs root to make");
+		t_skipped("a foreign-owned parent needs root to make");
 	}
 	symlink(P("rt5"), P("rt5link"));
 	struct runtime_config cl = c;
 	cl.parent = K("rt5link");
 	r = runtime_acquire(&cl, P("wsH"), &rr, &rep);
-	check(r == 0 && !strncmp(rr.root, P("rt5/"), strlen(P("rt5/"))),
+	t_ok(r == 0 && !strncmp(rr.root, P("rt5/"), strlen(P("rt5/"))),
 	      "a symlinked parent path is used through its canonical form");
 	if (r == 0)
 		runtime_release(&rr);
 	put(P("rt5file"), "");
 	cl.parent = K("rt5file/sub");
 	r = runtime_acquire(&cl, P("wsH"), &rr, &rep);
-	check(r < 0, "a parent below a regular file fails cleanly (%d)", r);
+	t_ok(r < 0, "a parent below a regular file fails cleanly (%d)", r);
 }
 
 static int call_gc_main(int n, ...)
@@ -764,18 +743,18 @@ static void test_gc_cli(void)
 	pf(parent, "%s", P("rt6"));
 	mkdirs(P("wsG"), 0755);
 	touch_ws(&c, P("wsG"), name, &rep);
-	check(call_gc_main(2, "gc", "--bogus") == 2, "gc: an unknown option is a usage error (2)");
-	check(call_gc_main(3, "gc", "--max-age", "12x") == 2, "gc: a bad number is a usage error");
-	check(call_gc_main(3, "gc", "--max-roots", "-1") == 2, "gc: a negative count is a usage error");
-	check(call_gc_main(2, "gc", "--max-roots") == 2, "gc: a missing value is a usage error");
-	check(call_gc_main(6, "gc", "--parent", parent, "--max-roots", "0", "--dry-run") == 0 &&
+	t_ok(call_gc_main(2, "gc", "--bogus") == 2, "gc: an unknown option is a usage error (2)");
+	t_ok(call_gc_main(3, "gc", "--max-age", "12x") == 2, "gc: a bad number is a usage error");
+	t_ok(call_gc_main(3, "gc", "--max-roots", "-1") == 2, "gc: a negative count is a usage error");
+	t_ok(call_gc_main(2, "gc", "--max-roots") == 2, "gc: a missing value is a usage error");
+	t_ok(call_gc_main(6, "gc", "--parent", parent, "--max-roots", "0", "--dry-run") == 0 &&
 	      count_roots(parent) == 1, "gc --dry-run succeeds and removes nothing");
-	check(call_gc_main(5, "gc", "--parent", parent, "--max-roots=0", "--json") == 0 &&
+	t_ok(call_gc_main(5, "gc", "--parent", parent, "--max-roots=0", "--json") == 0 &&
 	      count_roots(parent) == 0, "gc --max-roots=0 --json evicts");
 	chmod(parent, 0777);
-	check(call_gc_main(3, "gc", "--parent", parent) == 1, "gc on an unsafe parent fails with 1");
+	t_ok(call_gc_main(3, "gc", "--parent", parent) == 1, "gc on an unsafe parent fails with 1");
 	chmod(parent, 0700);
-	check(call_gc_main(3, "gc", "--parent", P("does/not/exist")) == 0,
+	t_ok(call_gc_main(3, "gc", "--parent", P("does/not/exist")) == 0,
 	      "gc on a missing parent has nothing to do");
 }
 
@@ -798,7 +777,6 @@ int main(void)
 	test_hostile_entries();
 	test_gc_cli();
 	rm_tree(base);
-	check(!exists(base), "scratch directory removed");
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	t_ok(!exists(base), "scratch directory removed");
+	return t_done();
 }

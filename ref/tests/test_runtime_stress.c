@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "t.h"
 
 #define N_WS 5
 #define N_RUNNERS 6
@@ -38,22 +39,6 @@ struct shared {
 
 static struct shared *sh;
 static char base[PATH_MAX], parent[PATH_MAX], ws[N_WS][PATH_MAX];
-static int n_check, n_pass, n_fail;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s %d - ", cond ? "ok" : "not ok", ++n_check);
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (cond)
-		n_pass++;
-	else
-		n_fail++;
-	fflush(stdout);
-}
 
 static void pf(char *dst, const char *fmt, ...)
 {
@@ -249,19 +234,19 @@ int main(int argc, char **argv)
 
 	printf("# runs %ld, evictions %ld by evictors (%ld gc calls) + %ld by runs\n", sh->runs,
 	       sh->evictions, sh->gc_calls, sh->run_evictions);
-	check(bad_exit == 0, "every run and evictor process exited cleanly");
-	check(sh->runs > 0 && sh->acquire_fail == 0, "%ld runs, %ld failed acquires (first errno %d)",
+	t_ok(bad_exit == 0, "every run and evictor process exited cleanly");
+	t_ok(sh->runs > 0 && sh->acquire_fail == 0, "%ld runs, %ld failed acquires (first errno %d)",
 	      sh->runs, sh->acquire_fail, sh->first_errno);
-	check(sh->evictions > 0, "evictors evicted while runs were going (%ld)", sh->evictions);
-	check(sh->tmp_fail == 0, "no run found its TMPDIR missing or unwritable (%ld)", sh->tmp_fail);
-	check(sh->leased_removed == 0, "no leased root was removed or replaced (%ld)", sh->leased_removed);
-	check(sh->gc_fail == 0, "no gc call failed (%ld)", sh->gc_fail);
-	check(victim_intact(), "the victim folder behind the planted symlinks is intact");
+	t_ok(sh->evictions > 0, "evictors evicted while runs were going (%ld)", sh->evictions);
+	t_ok(sh->tmp_fail == 0, "no run found its TMPDIR missing or unwritable (%ld)", sh->tmp_fail);
+	t_ok(sh->leased_removed == 0, "no leased root was removed or replaced (%ld)", sh->leased_removed);
+	t_ok(sh->gc_fail == 0, "no gc call failed (%ld)", sh->gc_fail);
+	t_ok(victim_intact(), "the victim folder behind the planted symlinks is intact");
 	pf(path, "%s/0123456789abcdef", parent);
 	struct stat s;
 	bool l1 = lstat(path, &s) == 0 && S_ISLNK(s.st_mode);
 	pf(path, "%s/0123456789abcdef.tomb.1.1.1", parent);
-	check(l1 && lstat(path, &s) == 0 && S_ISLNK(s.st_mode), "the planted symlinks were skipped, not removed");
+	t_ok(l1 && lstat(path, &s) == 0 && S_ISLNK(s.st_mode), "the planted symlinks were skipped, not removed");
 
 	/* once runs stop, one gc with the evictors' bound converges */
 	struct runtime_config lru = {.parent = parent, .max_age_s = UINT64_MAX, .max_roots = 1};
@@ -269,20 +254,19 @@ int main(int argc, char **argv)
 	int before = count_entries(parent, true, NULL);
 	int rc = runtime_gc(&lru, NULL, false, &rep);
 	int after = count_entries(parent, true, NULL);
-	check(rc == 0 && after == (before > 0 ? 1 : 0),
+	t_ok(rc == 0 && after == (before > 0 ? 1 : 0),
 	      "root count converges to max_roots=1 (%d -> %d)", before, after);
 	struct runtime_config all = {.parent = parent, .max_age_s = 0, .max_roots = 1};
 	usleep(10000);
 	rc = runtime_gc(&all, NULL, false, &rep);
-	check(rc == 0 && count_entries(parent, true, NULL) == 0 &&
+	t_ok(rc == 0 && count_entries(parent, true, NULL) == 0 &&
 	      count_entries(parent, false, ".tomb.") == 1 && count_entries(parent, false, ".lease") == 0 &&
 	      count_entries(parent, false, ".stamp") == 0,
 	      "with max_age_s=0 nothing is left: no root, tombstone, lease or stamp");
-	check(victim_intact(), "the victim folder is still intact at the end");
+	t_ok(victim_intact(), "the victim folder is still intact at the end");
 
 	runtime_remove_tree(AT_FDCWD, base);
-	check(access(base, F_OK) < 0 && errno == ENOENT, "scratch directory removed");
+	t_ok(access(base, F_OK) < 0 && errno == ENOENT, "scratch directory removed");
 	munmap(sh, sizeof(*sh));
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return t_done();
 }
