@@ -350,6 +350,23 @@ static cJSON *enf_cmd(cJSON *req)
 	return cJSON_GetObjectItemCaseSensitive(req, "command");
 }
 
+/* Appends one probe operation to the request's command: its words, each
+ * an argument (not split at spaces), after a "--" separator when the
+ * command already holds one. */
+__attribute__((unused))
+static void enf_op(cJSON *req, int nargs, ...)
+{
+	cJSON *cmd = enf_cmd(req);
+	va_list ap;
+
+	if (cJSON_GetArraySize(cmd) > 1)
+		enf_arg(cmd, "--");
+	va_start(ap, nargs);
+	for (int i = 0; i < nargs; i++)
+		enf_arg(cmd, "%s", va_arg(ap, const char *));
+	va_end(ap);
+}
+
 /* Adds a write root; returns its object (for read_only_subpaths and
  * protected_metadata_names). */
 __attribute__((unused))

@@ -87,21 +87,6 @@ static cJSON *probe_req(cJSON **wr, const char *network)
 	return req;
 }
 
-/* Appends one probe operation (words separated by spaces are not split:
- * pass each argument). */
-static void op(cJSON *req, int nargs, ...)
-{
-	cJSON *cmd = enf_cmd(req);
-	va_list ap;
-
-	if (cJSON_GetArraySize(cmd) > 1)
-		enf_arg(cmd, "--");
-	va_start(ap, nargs);
-	for (int i = 0; i < nargs; i++)
-		enf_arg(cmd, "%s", va_arg(ap, const char *));
-	va_end(ap);
-}
-
 /* "dir/name" in one of 16 rotating buffers: valid for the next 15 calls,
  * enough for one request or one check. */
 static char *P(const char *dir, const char *name)
@@ -135,14 +120,14 @@ static void fs_confinement(void)
 
 	area_reset();
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", P(A.ws, "inside"), "in");          /* 0 control */
-	op(req, 3, "write", P(A.out, "f"), "escape");          /* 1 sibling in /tmp */
-	op(req, 3, "write", etc, "escape");                    /* 2 */
-	op(req, 3, "write", usr, "escape");                    /* 3 */
-	op(req, 3, "write", root, "escape");                   /* 4 */
-	op(req, 2, "mkdir", usrd);                             /* 5 */
+	enf_op(req, 3, "write", P(A.ws, "inside"), "in");          /* 0 control */
+	enf_op(req, 3, "write", P(A.out, "f"), "escape");          /* 1 sibling in /tmp */
+	enf_op(req, 3, "write", etc, "escape");                    /* 2 */
+	enf_op(req, 3, "write", usr, "escape");                    /* 3 */
+	enf_op(req, 3, "write", root, "escape");                   /* 4 */
+	enf_op(req, 2, "mkdir", usrd);                             /* 5 */
 	if (have_v)
-		op(req, 3, "write", P(V.out, "f"), "escape");  /* 6 visible sibling */
+		enf_op(req, 3, "write", P(V.out, "f"), "escape");  /* 6 visible sibling */
 	enf_run(ref, req, &e);
 	if (ran(&e, "FS confinement")) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_content_is(P(A.ws, "inside"), "in"),
@@ -182,14 +167,14 @@ static void fs_readonly_paths(void)
 	req = probe_req(&wr, "deny");
 	enf_push(wr, "read_only_subpaths", P(A.ws, "ro"));
 	enf_push(enf_req_at(req, "profile.filesystem"), "deny_write", P(A.ws, "dw"));
-	op(req, 3, "write", P(A.ws, "ok"), "x");                   /* 0 control */
-	op(req, 3, "write", P(P(A.ws, "ro"), "f"), "evil");        /* 1 */
-	op(req, 3, "write", P(P(A.ws, "ro"), "new"), "evil");      /* 2 */
-	op(req, 2, "unlink", P(P(A.ws, "ro"), "f"));               /* 3 */
-	op(req, 3, "write", P(A.ws, "dw"), "evil");                /* 4 */
-	op(req, 3, "append", P(A.ws, "dw"), "evil");               /* 5 */
-	op(req, 3, "rename", P(A.ws, "dw"), P(A.ws, "dw-moved"));  /* 6 */
-	op(req, 3, "rename", P(A.ws, "ro"), P(A.ws, "ro-moved"));  /* 7 */
+	enf_op(req, 3, "write", P(A.ws, "ok"), "x");                   /* 0 control */
+	enf_op(req, 3, "write", P(P(A.ws, "ro"), "f"), "evil");        /* 1 */
+	enf_op(req, 3, "write", P(P(A.ws, "ro"), "new"), "evil");      /* 2 */
+	enf_op(req, 2, "unlink", P(P(A.ws, "ro"), "f"));               /* 3 */
+	enf_op(req, 3, "write", P(A.ws, "dw"), "evil");                /* 4 */
+	enf_op(req, 3, "append", P(A.ws, "dw"), "evil");               /* 5 */
+	enf_op(req, 3, "rename", P(A.ws, "dw"), P(A.ws, "dw-moved"));  /* 6 */
+	enf_op(req, 3, "rename", P(A.ws, "ro"), P(A.ws, "ro-moved"));  /* 7 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "FS read-only paths")) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_content_is(P(A.ws, "ok"), "x"),
@@ -228,11 +213,11 @@ static void fs_deny_read(void)
 	fs = enf_req_at(req, "profile.filesystem");
 	enf_push(fs, "deny_read", P(A.ws, "secret.txt"));
 	enf_push(fs, "deny_read", P(A.ws, "sdir"));
-	op(req, 2, "read", P(A.ws, "public.txt"));             /* 0 control */
-	op(req, 2, "read", P(A.ws, "secret.txt"));             /* 1 */
-	op(req, 2, "read", P(P(A.ws, "sdir"), "key"));         /* 2 */
-	op(req, 3, "write", P(A.ws, "secret.txt"), "evil");    /* 3 */
-	op(req, 3, "write", P(P(A.ws, "sdir"), "key"), "x");   /* 4 */
+	enf_op(req, 2, "read", P(A.ws, "public.txt"));             /* 0 control */
+	enf_op(req, 2, "read", P(A.ws, "secret.txt"));             /* 1 */
+	enf_op(req, 2, "read", P(P(A.ws, "sdir"), "key"));         /* 2 */
+	enf_op(req, 3, "write", P(A.ws, "secret.txt"), "evil");    /* 3 */
+	enf_op(req, 3, "write", P(P(A.ws, "sdir"), "key"), "x");   /* 4 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "FS deny_read")) {
 		t_ok(enf_ok(&e, 0) == 1 && strcmp(enf_field(&e, 0, "data"), pub) == 0,
@@ -268,10 +253,10 @@ static void fs_tmp(void)
 	 * path that names the host's sibling directory lands there. */
 	snprintf(inner, sizeof(inner), "%s/private", A.out);
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", htmp, "tmp");          /* 0 */
-	op(req, 2, "read", htmp);                  /* 1 */
-	op(req, 2, "mkdir", A.out);                /* 2 */
-	op(req, 3, "write", inner, "x");           /* 3 */
+	enf_op(req, 3, "write", htmp, "tmp");          /* 0 */
+	enf_op(req, 2, "read", htmp);                  /* 1 */
+	enf_op(req, 2, "mkdir", A.out);                /* 2 */
+	enf_op(req, 3, "write", inner, "x");           /* 3 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "FS allow_temp")) {
 		t_ok(enf_ok(&e, 0) == 1 && strcmp(enf_field(&e, 1, "data"), "tmp") == 0,
@@ -284,8 +269,8 @@ static void fs_tmp(void)
 
 	req = probe_req(NULL, "deny");
 	enf_fs_bool(req, "allow_temp", false);
-	op(req, 3, "write", P(A.ws, "ok"), "x");   /* 0 control */
-	op(req, 3, "write", htmp, "tmp");          /* 1 */
+	enf_op(req, 3, "write", P(A.ws, "ok"), "x");   /* 0 control */
+	enf_op(req, 3, "write", htmp, "tmp");          /* 1 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "FS no temp")) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_content_is(P(A.ws, "ok"), "x") &&
@@ -313,11 +298,11 @@ static void fs_dev(void)
 
 	area_reset();
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", "/dev/null", "x");        /* 0 control */
-	op(req, 2, "stat", "/dev/urandom");           /* 1 */
-	op(req, 3, "write", devp, "x");               /* 2 */
+	enf_op(req, 3, "write", "/dev/null", "x");        /* 0 control */
+	enf_op(req, 2, "stat", "/dev/urandom");           /* 1 */
+	enf_op(req, 3, "write", devp, "x");               /* 2 */
 	for (int i = 0; host_only[i]; i++, n++) {
-		op(req, 2, "stat", host_only[i]);     /* 3.. */
+		enf_op(req, 2, "stat", host_only[i]);     /* 3.. */
 		on_host += enf_lexists(host_only[i]);
 	}
 	enf_run(ref, req, &e);
@@ -503,13 +488,13 @@ static void meta_git_readonly(void)
 	area_reset();
 	git_fixture();
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", P(A.ws, ".git/HEAD"), "ref: refs/heads/x");           /* 0 control */
-	op(req, 3, "write", P(A.ws, ".git/hooks/pre-commit"), "evil");            /* 1 */
-	op(req, 3, "write", P(A.ws, ".git/hooks/post-checkout"), "evil");         /* 2 */
-	op(req, 3, "write", P(A.ws, ".git/config"), "evil");                      /* 3 */
-	op(req, 2, "unlink", P(A.ws, ".git/config"));                             /* 4 */
-	op(req, 3, "rename", P(A.ws, ".git/hooks"), P(A.ws, ".git/hooks-old"));   /* 5 */
-	op(req, 3, "rename", P(A.ws, ".git"), P(A.ws, "x"));                      /* 6 */
+	enf_op(req, 3, "write", P(A.ws, ".git/HEAD"), "ref: refs/heads/x");           /* 0 control */
+	enf_op(req, 3, "write", P(A.ws, ".git/hooks/pre-commit"), "evil");            /* 1 */
+	enf_op(req, 3, "write", P(A.ws, ".git/hooks/post-checkout"), "evil");         /* 2 */
+	enf_op(req, 3, "write", P(A.ws, ".git/config"), "evil");                      /* 3 */
+	enf_op(req, 2, "unlink", P(A.ws, ".git/config"));                             /* 4 */
+	enf_op(req, 3, "rename", P(A.ws, ".git/hooks"), P(A.ws, ".git/hooks-old"));   /* 5 */
+	enf_op(req, 3, "rename", P(A.ws, ".git"), P(A.ws, "x"));                      /* 6 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "META git")) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_content_is(P(A.ws, ".git/HEAD"), "ref: refs/heads/x"),
@@ -565,12 +550,12 @@ static void meta_create(const char *what, const char *name, int nops, const char
 
 	snprintf(path, sizeof(path), "%s/%s", A.ws, name);
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", P(A.ws, "ok"), "x"); /* 0 control, before the create */
+	enf_op(req, 3, "write", P(A.ws, "ok"), "x"); /* 0 control, before the create */
 	for (int i = 0; i < nops; i += 3)
 		if (ops[i + 2])
-			op(req, 3, ops[i], ops[i + 1], ops[i + 2]);
+			enf_op(req, 3, ops[i], ops[i + 1], ops[i + 2]);
 		else
-			op(req, 2, ops[i], ops[i + 1]);
+			enf_op(req, 2, ops[i], ops[i + 1]);
 	enf_run(ref, req, &e);
 	if (ran(&e, what)) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_content_is(P(A.ws, "ok"), "x"),
@@ -777,17 +762,17 @@ static void swap_links_inside(void)
 	snprintf(victim, sizeof(victim), "%s/victim", have_v ? V.out : A.out);
 	enf_put(victim, "orig");
 	req = probe_req(NULL, "deny");
-	op(req, 3, "write", P(A.ws, "ok"), "x");                 /* 0 control */
-	op(req, 3, "symlink", A.out, P(A.ws, "l1"));             /* 1 */
-	op(req, 3, "write", P(A.ws, "l1/f"), "evil");            /* 2 */
-	op(req, 3, "symlink", "../outside", P(A.ws, "l2"));      /* 3 */
-	op(req, 3, "write", P(A.ws, "l2/g"), "evil");            /* 4 */
-	op(req, 3, "symlink", victim, P(A.ws, "l3"));            /* 5 */
-	op(req, 3, "write", P(A.ws, "l3"), "evil");              /* 6 */
-	op(req, 3, "link", victim, P(A.ws, "h1"));               /* 7 */
-	op(req, 3, "append", P(A.ws, "h1"), "evil");             /* 8 */
-	op(req, 3, "symlink", etc, P(A.ws, "l4"));               /* 9 */
-	op(req, 3, "write", P(A.ws, "l4"), "evil");              /* 10 */
+	enf_op(req, 3, "write", P(A.ws, "ok"), "x");                 /* 0 control */
+	enf_op(req, 3, "symlink", A.out, P(A.ws, "l1"));             /* 1 */
+	enf_op(req, 3, "write", P(A.ws, "l1/f"), "evil");            /* 2 */
+	enf_op(req, 3, "symlink", "../outside", P(A.ws, "l2"));      /* 3 */
+	enf_op(req, 3, "write", P(A.ws, "l2/g"), "evil");            /* 4 */
+	enf_op(req, 3, "symlink", victim, P(A.ws, "l3"));            /* 5 */
+	enf_op(req, 3, "write", P(A.ws, "l3"), "evil");              /* 6 */
+	enf_op(req, 3, "link", victim, P(A.ws, "h1"));               /* 7 */
+	enf_op(req, 3, "append", P(A.ws, "h1"), "evil");             /* 8 */
+	enf_op(req, 3, "symlink", etc, P(A.ws, "l4"));               /* 9 */
+	enf_op(req, 3, "write", P(A.ws, "l4"), "evil");              /* 10 */
 	enf_run(ref, req, &e);
 	if (ran(&e, "SWAP links")) {
 		t_ok(enf_ok(&e, 0) == 1 && enf_ok(&e, 1) == 1 && enf_ok(&e, 3) == 1 &&
@@ -969,8 +954,8 @@ static void proc_namespace(void)
 	req = probe_req(NULL, "allow");
 	cJSON_AddStringToObject(enf_req_at(req, "env"), "SANDPROOF_SANDBOXED", "0");
 	cJSON_AddStringToObject(enf_req_at(req, "env"), "SANDPROOF_NETWORK", "deny");
-	op(req, 2, "env", "SANDPROOF_SANDBOXED");
-	op(req, 2, "env", "SANDPROOF_NETWORK");
+	enf_op(req, 2, "env", "SANDPROOF_SANDBOXED");
+	enf_op(req, 2, "env", "SANDPROOF_NETWORK");
 	enf_run(ref, req, &e);
 	if (ran(&e, "PROC markers"))
 		t_ok(strcmp(enf_field(&e, 0, "value"), "1") == 0 &&
@@ -1095,7 +1080,7 @@ static void proc_exit_status(void)
 
 	area_reset();
 	req = probe_req(NULL, "deny");
-	op(req, 2, "exit", "7");
+	enf_op(req, 2, "exit", "7");
 	enf_run(ref, req, &e);
 	t_ok(e.sentinel && enf_kind_is(&e, "application_failure") &&
 		     oc_num(e.r.outcome, "exit.code") == 7,
@@ -1103,14 +1088,14 @@ static void proc_exit_status(void)
 	enf_run_free(&e);
 
 	req = probe_req(NULL, "deny");
-	op(req, 2, "exit", "0");
+	enf_op(req, 2, "exit", "0");
 	enf_run(ref, req, &e);
 	t_ok(e.sentinel && enf_kind_is(&e, "success") && oc_num(e.r.outcome, "exit.code") == 0,
 	     "PROC-1: exit 0 is success");
 	enf_run_free(&e);
 
 	req = probe_req(NULL, "deny");
-	op(req, 2, "signal", "TERM");
+	enf_op(req, 2, "signal", "TERM");
 	enf_run(ref, req, &e);
 	t_ok(e.sentinel && enf_kind_is(&e, "application_failure") &&
 		     oc_num(e.r.outcome, "exit.signal") == SIGTERM &&

@@ -276,19 +276,6 @@ static cJSON *probe_req(const char *network)
 	return req;
 }
 
-static void op(cJSON *req, int nargs, ...)
-{
-	cJSON *cmd = enf_cmd(req);
-	va_list ap;
-
-	if (cJSON_GetArraySize(cmd) > 1)
-		enf_arg(cmd, "--");
-	va_start(ap, nargs);
-	for (int i = 0; i < nargs; i++)
-		enf_arg(cmd, "%s", va_arg(ap, const char *));
-	va_end(ap);
-}
-
 static void snapshot(const struct lab *lab, long out[L_N])
 {
 	for (int i = 0; i < L_N; i++)
@@ -342,17 +329,17 @@ static void net_deny(struct lab *lab)
 	struct enf_run e;
 
 	snapshot(lab, before);
-	op(req, 4, "listen_echo", "tcp", "127.0.0.1", "47000");               /* 0 */
-	op(req, 4, "connect", "tcp", "127.0.0.1", "47000");                   /* 1 */
-	op(req, 4, "listen_echo", "udp", "127.0.0.1", "47001");               /* 2 */
-	op(req, 4, "connect", "udp", "127.0.0.1", "47001");                   /* 3 */
-	op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 4 */
-	op(req, 4, "connect", "tcp", "192.0.2.1", lab->port[L_TCP_NET]);      /* 5 */
-	op(req, 4, "connect", "udp", "127.0.0.1", lab->port[L_UDP_LO]);       /* 6 */
-	op(req, 4, "connect", "udp", "192.0.2.1", lab->port[L_UDP_NET]);      /* 7 */
-	op(req, 4, "connect", "tcp", "192.0.2.2", lab->port[L_TCP_NET]);      /* 8 */
-	op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 9 */
-	op(req, 2, "socket", "raw");                                          /* 10 */
+	enf_op(req, 4, "listen_echo", "tcp", "127.0.0.1", "47000");               /* 0 */
+	enf_op(req, 4, "connect", "tcp", "127.0.0.1", "47000");                   /* 1 */
+	enf_op(req, 4, "listen_echo", "udp", "127.0.0.1", "47001");               /* 2 */
+	enf_op(req, 4, "connect", "udp", "127.0.0.1", "47001");                   /* 3 */
+	enf_op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 4 */
+	enf_op(req, 4, "connect", "tcp", "192.0.2.1", lab->port[L_TCP_NET]);      /* 5 */
+	enf_op(req, 4, "connect", "udp", "127.0.0.1", lab->port[L_UDP_LO]);       /* 6 */
+	enf_op(req, 4, "connect", "udp", "192.0.2.1", lab->port[L_UDP_NET]);      /* 7 */
+	enf_op(req, 4, "connect", "tcp", "192.0.2.2", lab->port[L_TCP_NET]);      /* 8 */
+	enf_op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 9 */
+	enf_op(req, 2, "socket", "raw");                                          /* 10 */
 	enf_run(ref, req, &e);
 	settle(lab, before, 0, 50);
 	if (ran(&e, "NET deny")) {
@@ -388,12 +375,12 @@ static void net_allow(struct lab *lab)
 	bool all = true;
 
 	snapshot(lab, before);
-	op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 0 */
-	op(req, 4, "connect", "tcp", "192.0.2.1", lab->port[L_TCP_NET]);      /* 1 */
-	op(req, 4, "connect", "udp", "127.0.0.1", lab->port[L_UDP_LO]);       /* 2 */
-	op(req, 4, "connect", "udp", "192.0.2.1", lab->port[L_UDP_NET]);      /* 3 */
-	op(req, 2, "unix_connect", lab->sock_path);                           /* 4 */
-	op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 5 */
+	enf_op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 0 */
+	enf_op(req, 4, "connect", "tcp", "192.0.2.1", lab->port[L_TCP_NET]);      /* 1 */
+	enf_op(req, 4, "connect", "udp", "127.0.0.1", lab->port[L_UDP_LO]);       /* 2 */
+	enf_op(req, 4, "connect", "udp", "192.0.2.1", lab->port[L_UDP_NET]);      /* 3 */
+	enf_op(req, 2, "unix_connect", lab->sock_path);                           /* 4 */
+	enf_op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 5 */
 	enf_run(ref, req, &e);
 	settle(lab, before, (1u << L_N) - 1, 1000);
 	if (ran(&e, "NET allow")) {
@@ -416,10 +403,10 @@ static void net_block_unix(struct lab *lab)
 
 	cJSON_AddBoolToObject(enf_req_at(req, "profile"), "block_unix_sockets", true);
 	snapshot(lab, before);
-	op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 0 */
-	op(req, 2, "unix_connect", lab->sock_path);                           /* 1 */
-	op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 2 */
-	op(req, 3, "socket", "unix", "dgram");                                /* 3 */
+	enf_op(req, 4, "connect", "tcp", "127.0.0.1", lab->port[L_TCP_LO]);       /* 0 */
+	enf_op(req, 2, "unix_connect", lab->sock_path);                           /* 1 */
+	enf_op(req, 2, "abstract_unix_connect", lab->abs_name);                   /* 2 */
+	enf_op(req, 3, "socket", "unix", "dgram");                                /* 3 */
 	enf_run(ref, req, &e);
 	settle(lab, before, 1u << L_TCP_LO, 1000);
 	if (ran(&e, "NET block_unix_sockets")) {
@@ -442,8 +429,8 @@ static void net_dns(struct lab *lab)
 	struct enf_run e;
 
 	snapshot(lab, before);
-	op(req, 4, "connect", "udp", "192.0.2.53", "53");    /* 0 */
-	op(req, 4, "connect", "tcp", "192.0.2.53", "53");    /* 1 */
+	enf_op(req, 4, "connect", "udp", "192.0.2.53", "53");    /* 0 */
+	enf_op(req, 4, "connect", "tcp", "192.0.2.53", "53");    /* 1 */
 	enf_run(ref, req, &e);
 	settle(lab, before, 0, 20);
 	if (ran(&e, "NET dns")) {
