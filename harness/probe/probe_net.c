@@ -90,6 +90,18 @@ static void probe_field_port(struct probe_res *res, int fd)
 		probe_field_int(res, "port", ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
 }
 
+/* Wait for events on fd; false (res failed: step with ETIMEDOUT after ms,
+ * or "poll" with its error) when they did not come. */
+static bool probe_await(int fd, short events, int ms, const char *step, struct probe_res *res)
+{
+	int rc = probe_wait_fd(fd, events, ms);
+
+	if (rc > 0)
+		return true;
+	probe_res_fail(res, rc == 0 ? ETIMEDOUT : -rc, rc == 0 ? step : "poll");
+	return false;
+}
+
 /* TCP: a non-blocking connect bounded by PROBE_TCP_TIMEOUT_MS, so a dropped
  * SYN reads ETIMEDOUT instead of hanging for the kernel's minutes. */
 static void probe_connect_tcp(int fd, const struct sockaddr_storage *ss,
@@ -97,7 +109,6 @@ static void probe_connect_tcp(int fd, const struct sockaddr_storage *ss,
 {
 	int err = 0;
 	socklen_t el = sizeof(err);
-	int rc;
 
 	if (connect(fd, (const struct sockaddr *)ss, sl) == 0)
 		return;
@@ -105,15 +116,8 @@ static void probe_connect_tcp(int fd, const struct sockaddr_storage *ss,
 		probe_res_fail(res, errno, "connect");
 		return;
 	}
-	rc = probe_wait_fd(fd, POLLOUT, PROBE_TCP_TIMEOUT_MS);
-	if (rc == 0) {
-		probe_res_fail(res, ETIMEDOUT, "connect");
+	if (!probe_await(fd, POLLOUT, PROBE_TCP_TIMEOUT_MS, "connect", res))
 		return;
-	}
-	if (rc < 0) {
-		probe_res_fail(res, -rc, "poll");
-		return;
-	}
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		err = errno;
 	if (err)
@@ -129,7 +133,6 @@ static void probe_connect_udp(int fd, const struct sockaddr_storage *ss,
 {
 	char byte = 'p', reply[512];
 	ssize_t r;
-	int rc;
 
 	if (connect(fd, (const struct sockaddr *)ss, sl) < 0) {
 		probe_res_fail(res, errno, "connect");
@@ -139,15 +142,8 @@ static void probe_connect_udp(int fd, const struct sockaddr_storage *ss,
 		probe_res_fail(res, errno, "send");
 		return;
 	}
-	rc = probe_wait_fd(fd, POLLIN, PROBE_UDP_TIMEOUT_MS);
-	if (rc == 0) {
-		probe_res_fail(res, ETIMEDOUT, "recv");
+	if (!probe_await(fd, POLLIN, PROBE_UDP_TIMEOUT_MS, "recv", res))
 		return;
-	}
-	if (rc < 0) {
-		probe_res_fail(res, -rc, "poll");
-		return;
-	}
 	r = recv(fd, reply, sizeof(reply), MSG_DONTWAIT);
 	if (r < 0) {
 		probe_res_fail(res, errno, "recv");
