@@ -280,10 +280,7 @@ int baseline_main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0},
 	};
 	const char *out = NULL;
-	struct report_set s;
-	struct report_out o;
-	char err[1024] = "";
-	int c, r;
+	int c;
 
 	report_getopt_reset();
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -301,23 +298,5 @@ int baseline_main(int argc, char **argv)
 		fputs(baseline_usage, stderr);
 		return REPORT_EXIT_USAGE;
 	}
-	r = report_load(argv[optind], 0, &s, err, sizeof err);
-	if (r) {
-		fprintf(stderr, "sandproof: %s\n", err);
-		report_free(&s);
-		return REPORT_EXIT_USAGE;
-	}
-	if (report_out_open(&o, out, err, sizeof err) != 0) {
-		fprintf(stderr, "sandproof: %s\n", err);
-		report_free(&s);
-		return REPORT_EXIT_USAGE;
-	}
-	r = baseline_write(&s, o.f);
-	r = report_out_close(&o, r == 0, err, sizeof err) ?: r;
-	report_free(&s);
-	if (r) {
-		fprintf(stderr, "sandproof: %s\n", err[0] ? err : strerror(-r));
-		return REPORT_EXIT_INTERNAL;
-	}
-	return 0;
+	return report_render_db(argv[optind], 0, out, baseline_write, "baseline");
 }

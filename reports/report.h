@@ -142,6 +142,13 @@ struct report_out {
 int report_out_open(struct report_out *o, const char *path, char *err, size_t errlen);
 /* Finishes the file (commit != 0) or throws it away.  0 or -errno. */
 int report_out_close(struct report_out *o, int commit, char *err, size_t errlen);
+/* The common body of `report` and `baseline`: load the database db (with
+ * its evidence or not), render it into out (report_out_open's path) and
+ * say on stderr, prefixed "sandproof: WHO:", what went wrong.  Returns the
+ * exit status: 0, REPORT_EXIT_USAGE (unreadable database, unwritable out)
+ * or REPORT_EXIT_INTERNAL (out of memory, a failed render or write). */
+int report_render_db(const char *db, int with_evidence, const char *out,
+		     int (*render)(const struct report_set *, FILE *), const char *who);
 
 /* Writes at most max bytes of s (0: all) as markup text: & < > " ' escaped,
  * invalid UTF-8 replaced by U+FFFD, control characters other than tab,

@@ -28,10 +28,7 @@ int report_main(int argc, char **argv)
 	};
 	int (*render)(const struct report_set *, FILE *) = report_html;
 	const char *out = NULL;
-	struct report_set s;
-	struct report_out o;
-	char err[1024] = "";
-	int c, r;
+	int c;
 
 	report_getopt_reset();
 	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
@@ -60,23 +57,5 @@ int report_main(int argc, char **argv)
 		fputs(report_usage, stderr);
 		return REPORT_EXIT_USAGE;
 	}
-	r = report_load(argv[optind], 1, &s, err, sizeof err);
-	if (r) {
-		fprintf(stderr, "sandproof: %s\n", err[0] ? err : strerror(-r));
-		report_free(&s);
-		return r == -ENOMEM ? REPORT_EXIT_INTERNAL : REPORT_EXIT_USAGE;
-	}
-	if (report_out_open(&o, out, err, sizeof err) != 0) {
-		fprintf(stderr, "sandproof: %s\n", err);
-		report_free(&s);
-		return REPORT_EXIT_USAGE;
-	}
-	r = render(&s, o.f);
-	r = report_out_close(&o, r == 0, err, sizeof err) ?: r;
-	report_free(&s);
-	if (r) {
-		fprintf(stderr, "sandproof: report: %s\n", err[0] ? err : strerror(-r));
-		return REPORT_EXIT_INTERNAL;
-	}
-	return 0;
+	return report_render_db(argv[optind], 1, out, render, "report");
 }

@@ -235,3 +235,32 @@ const char *report_power(const struct report_res *r, char *buf, size_t n)
 		 min, (long long)r->seed);
 	return buf;
 }
+
+int report_render_db(const char *db, int with_evidence, const char *out,
+		     int (*render)(const struct report_set *, FILE *), const char *who)
+{
+	struct report_set s;
+	struct report_out o;
+	char err[1024] = "";
+	int r;
+
+	r = report_load(db, with_evidence, &s, err, sizeof err);
+	if (r) {
+		fprintf(stderr, "sandproof: %s: %s\n", who, err[0] ? err : strerror(-r));
+		report_free(&s);
+		return r == -ENOMEM ? REPORT_EXIT_INTERNAL : REPORT_EXIT_USAGE;
+	}
+	if (report_out_open(&o, out, err, sizeof err) != 0) {
+		fprintf(stderr, "sandproof: %s: %s\n", who, err);
+		report_free(&s);
+		return REPORT_EXIT_USAGE;
+	}
+	r = render(&s, o.f);
+	r = report_out_close(&o, r == 0, err, sizeof err) ?: r;
+	report_free(&s);
+	if (r) {
+		fprintf(stderr, "sandproof: %s: %s\n", who, err[0] ? err : strerror(-r));
+		return REPORT_EXIT_INTERNAL;
+	}
+	return 0;
+}

@@ -501,6 +501,8 @@ static void check_bad_input(const char *a)
 
 	t_ok(fails_naming(report_main, 2, "missing.sqlite: cannot open", "report",
 			  P("missing.sqlite"), NULL), "missing database: exit 2, named");
+	t_ok(fails_naming(baseline_main, 2, "missing.sqlite: cannot open", "baseline",
+			  P("missing.sqlite"), NULL), "baseline of a missing database: exit 2, named");
 	sh("echo 'not a database at all, just some text padding it out to a page' > %s", P("junk.sqlite"));
 	t_ok(fails_naming(diff_main, 2, "junk.sqlite: not a sqlite database", "diff", a,
 			  P("junk.sqlite"), NULL), "non-sqlite file: exit 2, named");
