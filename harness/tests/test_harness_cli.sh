@@ -120,6 +120,30 @@ got=$(sqlite3 "$tmp/to/linux.sqlite" "select group_concat(json_extract(env_json,
 n=$((n + 1))
 if [ "$got" = "360/120 7/7" ]; then pass=$((pass + 1)); echo "ok $n - timeout_scale 3: 360 s (none 120 s); --timeout 7: 7 s for both"
 else fail=$((fail + 1)); echo "not ok $n - per-runner timeouts recorded: '$got'"; fi
+# a hold whose at-th call never comes is retried twice (3 runs); one that
+# is hit runs once
+mkdir -p "$tmp/hr/swap"
+cat >"$tmp/hr/swap/retry.lua" <<'LUA'
+return scenario { id = "swap.retry", clauses = {"SWAP-2"}, claim = "x",
+  expect = { linux = {"3 1"}, macos = {"3 1"}, windows = {"3 1"} },
+  run = function(t)
+    local function runs(at, f)
+      t:hold { syscalls = { "openat" }, at = at,
+               sandbox = { command = { "sh", "-c", "echo x >> " .. f } } }
+      local n = 0
+      for _ in (sp.read(f) or ""):gmatch("x") do n = n + 1 end
+      return n
+    end
+    return runs(1000000, t.ws .. "/never") .. " " .. runs(1, t.ws .. "/first")
+  end }
+LUA
+env SANDPROOF_SCENARIOS="$tmp/hr" "$sp" run --runner none --out "$tmp/hro" >"$tmp/out" 2>&1
+n=$((n + 1))
+if grep -q '^pass .*swap.retry .*observed=3 1' "$tmp/out"; then
+	pass=$((pass + 1)); echo "ok $n - a hold never hit runs 3 times, a hit one once"
+else
+	fail=$((fail + 1)); echo "not ok $n - hold retries: $(cat "$tmp/out")"
+fi
 # a harness killed with SIGKILL cannot remove its scenario's temp
 # directories: the next run removes them (nobody holds their lock), and
 # never those of a scenario still running
