@@ -27,9 +27,9 @@ return scenario {
       if line:sub(1, 1) ~= "{" then transcript[#transcript + 1] = line end
     end
     local echoed = table.concat(transcript, "\n"):find("#", 1, true) ~= nil
+    local function v(x) return (x == nil or x == sp.null) and "-" or tostring(x) end
     t:note("note", string.format("tty ok=%s errno=%s; fd0 ok=%s errno=%s; echo of the injection seen: %s",
-      tostring(c.tty_ok), tostring(c.tty_errno), tostring(c.fd0_ok), tostring(c.fd0_errno),
-      tostring(echoed)))
+      v(c.tty_ok), v(c.tty_errno), v(c.fd0_ok), v(c.fd0_errno), tostring(echoed)))
     if c.ok or c.tty_ok or c.fd0_ok or echoed then return "injected" end
     if c.tty_errno == "ENXIO" or c.tty_errno == "ENOENT" then
       t:note("note", "positive control failed: the probe had no controlling terminal")
