@@ -144,6 +144,25 @@ if grep -q '^pass .*swap.retry .*observed=3 1' "$tmp/out"; then
 else
 	fail=$((fail + 1)); echo "not ok $n - hold retries: $(cat "$tmp/out")"
 fi
+# a peer missing from the machine is skip (never fail), and env says so
+env SANDPROOF_BWRAP=/nonexistent SANDPROOF_FIREJAIL=/nonexistent SANDPROOF_PEERS=/nonexistent \
+	PATH=/usr/bin:/bin "$sp" run --runner bwrap,firejail,codex,srt --filter fs.outside_sibling \
+	--out "$tmp/mp" >"$tmp/out" 2>&1
+st=$?
+n=$((n + 1))
+if [ $st -eq 0 ] && [ "$(grep -c '^skip .*fs.outside_sibling .*not installed' "$tmp/out")" -eq 4 ]; then
+	pass=$((pass + 1)); echo "ok $n - missing peers: four skips naming what is not installed, exit 0"
+else
+	fail=$((fail + 1)); echo "not ok $n - missing peers (exit $st): $(cat "$tmp/out")"
+fi
+env SANDPROOF_BWRAP=/nonexistent SANDPROOF_FIREJAIL=/nonexistent SANDPROOF_PEERS=/nonexistent \
+	PATH=/usr/bin:/bin "$sp" env >"$tmp/out" 2>&1
+n=$((n + 1))
+if [ "$(grep -cE '"(bwrap|firejail|codex|srt)":[[:space:]]*"not installed"' "$tmp/out")" -eq 4 ]; then
+	pass=$((pass + 1)); echo "ok $n - env reports each missing peer as not installed"
+else
+	fail=$((fail + 1)); echo "not ok $n - env with missing peers: $(cat "$tmp/out")"
+fi
 # a harness killed with SIGKILL cannot remove its scenario's temp
 # directories: the next run removes them (nobody holds their lock), and
 # never those of a scenario still running
