@@ -24,6 +24,8 @@ return scenario {
     local hooks, link = t.ws .. "/.git/hooks", t.ws .. "/.git/hooks_link"
     assert(sp.symlink(t.outside, link))
     local hooks_before, out_before = snapshot(hooks), snapshot(t.outside)
+    local original = {}
+    for _, n in ipairs(sp.listdir(hooks) or {}) do original[n] = true end
     local function spec()
       return { probe = {
         { "write", t.ws .. "/ok", "ok" },
@@ -39,7 +41,11 @@ return scenario {
       if snapshot(t.outside) ~= out_before then return "outside: " .. diff(out_before, snapshot(t.outside)) end
     end
     local function reset()
-      sp.unlink(hooks .. "/pre-commit")
+      -- everything the command made in the real hooks directory goes (a
+      -- write through the link's name lands there once swapped)
+      for _, n in ipairs(sp.listdir(hooks) or {}) do
+        if not original[n] then sp.rmtree(hooks .. "/" .. n) end
+      end
       for _, n in ipairs(sp.listdir(t.outside) or {}) do
         if n ~= "victim" then sp.rmtree(t.outside .. "/" .. n) end
       end
