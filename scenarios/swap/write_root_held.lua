@@ -27,13 +27,15 @@ return scenario {
     if sp.read(root .. "/f") ~= "x" then return "control_failed" end
     sp.unlink(root .. "/f")
     if n == 0 then t:skip("the runner made none of the held syscalls") end
-    local escaped, hit = 0, 0
+    local escaped, hit, mark = 0, 0, #t.evidence
     for k = 1, n do
       local swapped = false
       t:hold { syscalls = SYSCALLS, at = k, sandbox = spec(), action = function()
         t:swap(root, link)
         swapped = true
       end }
+      -- keep the evidence readable: the escapes and the summary only
+      for i = #t.evidence, mark + 1, -1 do t.evidence[i] = nil end
       if swapped then
         hit = hit + 1
         t:swap(root, link) -- back to the original arrangement
@@ -41,6 +43,7 @@ return scenario {
       if sp.exists(t.outside .. "/f") then
         escaped = escaped + 1
         t:note("note", "write landed outside at k=" .. k)
+        mark = #t.evidence
         sp.unlink(t.outside .. "/f")
       end
       sp.unlink(root .. "/f")
