@@ -93,13 +93,7 @@ static void runner_versions(const struct scen_paths *p, const char *runners, cJS
 		if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
 			int ad = lua_gettop(L);
 
-			lua_createtable(L, 0, 3);
-			lua_pushstring(L, p->ref);
-			lua_setfield(L, -2, "ref");
-			lua_pushstring(L, p->probe);
-			lua_setfield(L, -2, "probe");
-			lua_pushstring(L, p->harness);
-			lua_setfield(L, -2, "harness");
+			scen_push_paths(L, p);
 			int paths = lua_gettop(L);
 
 			lua_getfield(L, ad, "available");

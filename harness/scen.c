@@ -161,6 +161,17 @@ void scen_list_free(struct scen_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void scen_push_paths(lua_State *L, const struct scen_paths *p)
+{
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, p->ref);
+	lua_setfield(L, -2, "ref");
+	lua_pushstring(L, p->probe);
+	lua_setfield(L, -2, "probe");
+	lua_pushstring(L, p->harness);
+	lua_setfield(L, -2, "harness");
+}
+
 int scen_runner_known(const struct scen_paths *p, const char *name)
 {
 	char path[4096];
@@ -223,13 +234,7 @@ static _Noreturn void child(const struct scen_paths *p, const struct scen *s,
 	lua_createtable(L, 0, 2);
 	lua_pushinteger(L, (lua_Integer)seed);
 	lua_setfield(L, -2, "seed");
-	lua_createtable(L, 0, 4);
-	lua_pushstring(L, p->ref);
-	lua_setfield(L, -2, "ref");
-	lua_pushstring(L, p->probe);
-	lua_setfield(L, -2, "probe");
-	lua_pushstring(L, p->harness);
-	lua_setfield(L, -2, "harness");
+	scen_push_paths(L, p);
 	lua_setfield(L, -2, "paths");
 	if (host_pcall(L, 3, 1) != LUA_OK)
 		goto fail;

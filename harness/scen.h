@@ -35,6 +35,11 @@ int scen_load_all(const struct scen_paths *p, const char *glob,
 		  struct scen_list *out, char *err, size_t errlen);
 void scen_list_free(struct scen_list *l);
 
+struct lua_State;
+
+/* Push the paths table adapters and scenarios see ({ref, probe, harness}). */
+void scen_push_paths(struct lua_State *L, const struct scen_paths *p);
+
 /* Does harness/runners/<name>.lua exist? */
 int scen_runner_known(const struct scen_paths *p, const char *name);
 

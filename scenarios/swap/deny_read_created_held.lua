@@ -64,12 +64,9 @@ return scenario {
       end
       sp.unlink(dir .. "/new")
     end
-    local ks = {}
-    for kind, c in pairs(kinds) do ks[#ks + 1] = kind .. "=" .. c end
-    table.sort(ks)
     t:set_power { attempts = n, windows = hit, min = n }
     t:note("note", string.format("windows %d, hit %d, outcomes %s, leaked %d%s", n, hit,
-      table.concat(ks, " "), #leaks, #leaks > 0 and (" at k=" .. table.concat(leaks, ",")) or ""))
+      lib.tally(kinds), #leaks, #leaks > 0 and (" at k=" .. table.concat(leaks, ",")) or ""))
     return #leaks == 0 and "hidden" or "leaked"
   end,
 }

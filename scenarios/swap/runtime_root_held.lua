@@ -79,12 +79,9 @@ return scenario {
         sp.write(t.outside .. "/victim", "untouched\n")
       end
     end
-    local ks = {}
-    for kind, c in pairs(kinds) do ks[#ks + 1] = kind .. "=" .. c end
-    table.sort(ks)
     t:set_power { attempts = n, windows = hit, min = n }
     t:note("note", string.format("windows %d, hit %d, outcomes %s, re-provisioned %d, escaped %d%s", n, hit,
-      table.concat(ks, " "), reprov, #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
+      lib.tally(kinds), reprov, #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
     return #escaped == 0 and "confined" or "escaped"
   end,
 }

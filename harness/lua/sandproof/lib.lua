@@ -7,6 +7,14 @@ local M = {}
 -- A table that encodes as a JSON array even when empty.
 function M.array(t) return setmetatable(t or {}, { __jsonarray = true }) end
 
+-- A tally ({name = count}) as evidence text: "a=2 b=1", names sorted.
+function M.tally(counts)
+  local out = {}
+  for k, c in pairs(counts) do out[#out + 1] = k .. "=" .. c end
+  table.sort(out)
+  return table.concat(out, " ")
+end
+
 -- Run one command through the runner under test with a runtime root for
 -- workspace ws under parent (limits large, so this run evicts nothing) and
 -- return the root it reported.  Raises (verdict error) when no root came
@@ -249,12 +257,9 @@ function M.swap_sweep(t, o)
     end
     reset()
   end
-  local ks = {}
-  for kind, c in pairs(kinds) do ks[#ks + 1] = kind .. "=" .. c end
-  table.sort(ks)
   t:set_power { attempts = n, windows = hit, min = n }
   t:note("note", string.format("windows %d, hit %d, outcomes %s, escaped %d%s", n, hit,
-    table.concat(ks, " "), #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
+    M.tally(kinds), #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
   return #escaped == 0 and "confined" or "escaped"
 end
 
@@ -309,13 +314,11 @@ function M.swapper_run(t, o)
   local exchanges = s and s:stop() or 0
   t:ran(r)
   t:set_power { attempts = 1, windows = exchanges, min = o.min or 1000 }
-  local errs, es = {}, {}
+  local errs = {}
   for _, x in ipairs(r.probe) do
     if not x.ok then errs[x.errno or "?"] = (errs[x.errno or "?"] or 0) + 1 end
   end
-  for e, c in pairs(errs) do es[#es + 1] = e .. "=" .. c end
-  table.sort(es)
-  return r, exchanges, ops, table.concat(es, " ")
+  return r, exchanges, ops, M.tally(errs)
 end
 
 -- every syscall that resolves a path (unused ones cost nothing)
