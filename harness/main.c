@@ -9,8 +9,6 @@
  * 1 any other verdict, 2 usage error, 3 internal error. */
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
-#include <signal.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -29,6 +27,7 @@
 #include "report.h"
 #include "runlog.h"
 #include "smoke.h"
+#include "sp.h"
 #include "scen.h"
 #include "spawnx.h"
 
@@ -110,45 +109,21 @@ static void probe_unstage(void)
 	rmdir(staged_dir);
 }
 
-/* A harness killed with SIGKILL cannot unstage: the directory names its
- * pid, so the next run removes those of processes that no longer exist
- * (only ours: the directory must be owned by us). */
-static void probe_sweep(void)
-{
-	glob_t g;
-
-	if (glob("/var/tmp/sandproof-probe-*", GLOB_NOSORT, NULL, &g) != 0)
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *d = g.gl_pathv[i];
-		int pid = atoi(d + strlen("/var/tmp/sandproof-probe-"));
-		struct stat st;
-		char f[256];
-
-		if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH) ||
-		    lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
-			continue;
-		snprintf(f, sizeof(f), "%s/sandproof-probe", d);
-		unlink(f);
-		rmdir(d);
-	}
-	globfree(&g);
-}
-
 static int probe_stage(void)
 {
 	static char path[128];
 	char buf[65536];
-	int in, out;
+	int in, out, rc;
 	ssize_t n;
 
 	if (strncmp(paths.probe, "/tmp/", 5) != 0)
 		return 0;
-	probe_sweep();
-	snprintf(staged_dir, sizeof(staged_dir), "/var/tmp/sandproof-probe-%d.XXXXXX", (int)getpid());
-	if (!mkdtemp(staged_dir))
-		return -errno;
-	chmod(staged_dir, 0755);
+	/* claimed like a scenario's temp dir: if we are SIGKILLed, the next
+	 * run's scen_sweep_stale removes it */
+	snprintf(path, sizeof(path), "/var/tmp/sandproof-%d-probe-", (int)getpid());
+	rc = sp_mkdtemp_claimed(path, staged_dir, sizeof(staged_dir));
+	if (rc < 0)
+		return rc;
 	snprintf(path, sizeof(path), "%s/sandproof-probe", staged_dir);
 	in = open(paths.probe, O_RDONLY | O_CLOEXEC);
 	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);

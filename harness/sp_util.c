@@ -159,37 +159,29 @@ static int random_suffix(char *out)
 	return 0;
 }
 
-/* sp.mkdtemp(prefix) -> path: a fresh directory PREFIXxxxxxx (mode 0755)
- * claimed by this process: it holds an exclusive flock(2) on it until it
- * exits (the descriptor is O_CLOEXEC and deliberately never closed).  A run
- * sweeps directories nobody holds (scen_sweep_stale): that is how the temp
- * directories of a harness killed with SIGKILL are found, without trusting
- * pids.  The directory is made and locked under a name the sweep ignores,
- * then renamed into place (RENAME_NOREPLACE), so no sweep ever sees it
- * unlocked while its owner lives. */
-static int l_mkdtemp(lua_State *L)
+/* See sp.h.  The directory is made and locked under a name the sweep
+ * ignores, then renamed into place (RENAME_NOREPLACE), so no sweep ever
+ * sees it unlocked while its owner lives. */
+int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
-	const char *prefix = luaL_optstring(L, 1, "/tmp/sandproof-");
 	const char *slash = strrchr(prefix, '/');
-	char stage[4096], buf[4096];
+	char stage[4096];
 	int fd, e;
 
-	if (!slash || strlen(prefix) > sizeof(buf) - 8)
-		return luaL_error(L, "sp.mkdtemp: prefix must be an absolute path prefix");
+	if (!slash || strlen(prefix) + 7 > outlen)
+		return -EINVAL;
 	snprintf(stage, sizeof(stage), "%.*s/.sandproof-new-XXXXXX", (int)(slash - prefix), prefix);
 	if (!mkdtemp(stage))
-		return sp_fail(L, errno, "mkdtemp");
+		return -errno;
 	fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0 || fchmod(fd, 0755) < 0)
 		goto fail;
 	for (int tries = 0; tries < 100; tries++) {
-		snprintf(buf, sizeof(buf), "%sXXXXXX", prefix);
-		if (random_suffix(buf + strlen(buf) - 6) < 0)
+		snprintf(out, outlen, "%sXXXXXX", prefix);
+		if (random_suffix(out + strlen(out) - 6) < 0)
 			goto fail;
-		if (renameat2(AT_FDCWD, stage, AT_FDCWD, buf, RENAME_NOREPLACE) == 0) {
-			lua_pushstring(L, buf);
-			return 1; /* fd stays open: the claim */
-		}
+		if (renameat2(AT_FDCWD, stage, AT_FDCWD, out, RENAME_NOREPLACE) == 0)
+			return 0; /* fd stays open: the claim */
 		if (errno != EEXIST)
 			goto fail;
 	}
@@ -199,7 +191,23 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	rmdir(stage);
-	return sp_fail(L, e, "mkdtemp");
+	return -e;
+}
+
+/* sp.mkdtemp(prefix) -> path: sp_mkdtemp_claimed for scenarios. */
+static int l_mkdtemp(lua_State *L)
+{
+	const char *prefix = luaL_optstring(L, 1, "/tmp/sandproof-");
+	char buf[4096];
+	int rc;
+
+	if (!strchr(prefix, '/') || strlen(prefix) + 7 > sizeof(buf))
+		return luaL_error(L, "sp.mkdtemp: prefix must be an absolute path prefix");
+	rc = sp_mkdtemp_claimed(prefix, buf, sizeof(buf));
+	if (rc < 0)
+		return sp_fail(L, -rc, "mkdtemp");
+	lua_pushstring(L, buf);
+	return 1;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
