@@ -1,22 +1,44 @@
-/* jscan.h - raw-text checks cJSON does not make.
+/* jscan.h - the one definition of what request text is.
  *
- * cJSON accepts a "\u0000" escape and silently truncates the string there,
- * and it does not validate UTF-8.  A request whose path or argument could be
- * cut short by a NUL is refused before it is interpreted, with the JSON path
- * of the offending string, so the error names the field like every other. */
+ * A request is read by two parsers: this strict validator, which decides
+ * whether the text is acceptable, and cJSON, which builds the tree the
+ * request is taken from.  cJSON is lenient where a sandbox cannot be: it
+ * treats every byte up to 0x20 as whitespace, decodes "\u0000" and then cuts
+ * the string there (hiding whatever followed, a ".." included), and does not
+ * validate UTF-8.  So jscan accepts exactly RFC 8259 JSON with no NUL
+ * anywhere, valid UTF-8 only and paired surrogates only, and the caller
+ * refuses what it refuses before cJSON sees a byte.  As a second line, jscan
+ * records the decoded length of every string (keys included) in document
+ * order; the caller compares them with the strings cJSON built, so the two
+ * parsers cannot silently disagree about a value. */
 #ifndef SANDPROOF_JSCAN_H
 #define SANDPROOF_JSCAN_H
 
 #include <stddef.h>
 
-/* Scan well-formed JSON text (it must already have parsed).  Returns 0, or
- * -EINVAL with err holding "<path>: <reason>" for a raw NUL byte, invalid
- * UTF-8, or a \u0000 escape inside a string. */
-int jscan_check(const char *text, size_t len, char *err, size_t errlen);
+#define JSCAN_DEPTH 64 /* containers nested deeper are refused */
+#define JSCAN_NUMBER_MAX 63 /* characters; longer numbers are refused */
+
+/* Decoded byte lengths of the strings of one document, in document order
+ * (an object's key before its value).  Owned by the caller: start it zeroed,
+ * release it with jscan_strings_free(). */
+struct jscan_strings {
+	size_t *len;
+	size_t n, cap;
+};
+
+/* Validate text[0..len) as one JSON value.  Returns 0, -EINVAL with err
+ * holding "<path>: <reason> (byte N)" (path as in "command[0]" or
+ * "profile.filesystem", "request" at the top), or -ENOMEM.  strs may be
+ * NULL when the lengths are not wanted. */
+int jscan_check(const char *text, size_t len, struct jscan_strings *strs,
+		char *err, size_t errlen);
+
+void jscan_strings_free(struct jscan_strings *strs);
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if s[0..n) does not
  * start with one.  Overlong forms, surrogates and values past U+10FFFF are
- * invalid. */
+ * invalid.  The project's one UTF-8 rule. */
 size_t jscan_utf8_len(const unsigned char *s, size_t n);
 
 #endif

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "jscan.h"
+#include "request_tree.h"
 
 const char *const request_default_protected[] = {
 	".git/hooks", ".git/config", ".agents", ".zero", NULL,
@@ -103,20 +104,42 @@ int request_clean_path(char *path)
 	return 0;
 }
 
+/* A key or value from the request as it may appear in a message: control
+ * bytes, DEL, '"' and '\\' escaped as in JSON, so a message never carries
+ * a terminal escape sequence or a line break the request smuggled in;
+ * at most max input bytes are shown. */
+static void label(char *out, size_t n, const char *s, size_t max)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; s[i] && i < max && w + 7 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			w += (size_t)snprintf(out + w, n - w, "\\u%04x", c);
+		else if (c == '"' || c == '\\')
+			w += (size_t)snprintf(out + w, n - w, "\\%c", c);
+		else
+			out[w++] = (char)c;
+	}
+	out[w] = '\0';
+}
+
 /* Object with only the allowed keys, each at most once. */
 static int check_object(struct pctx *c, const cJSON *o, const char *path,
 			const char *const allowed[])
 {
 	const cJSON *a, *b;
-	char sub[256];
+	char sub[256], key[128];
 
 	if (!cJSON_IsObject(o))
 		return perr(c, path, "must be an object");
 	for (a = o->child; a; a = a->next) {
 		int known = 0;
 
+		label(key, sizeof(key), a->string, 64);
 		snprintf(sub, sizeof(sub), "%s%s%s", path[0] ? path : "",
-			 path[0] ? "." : "", a->string);
+			 path[0] ? "." : "", key);
 		for (size_t i = 0; allowed[i]; i++)
 			known |= strcmp(allowed[i], a->string) == 0;
 		if (!known)
@@ -196,8 +219,12 @@ static int make_path(struct pctx *c, const cJSON *v, const char *path,
 		if (asprintf(&p, "%s/%s", c->home, s + 1) < 0)
 			return -ENOMEM;
 	} else {
-		if (s[0] != '/')
-			return perr(c, path, "must be an absolute path (got \"%.64s\")", s);
+		if (s[0] != '/') {
+			char got[160];
+
+			label(got, sizeof(got), s, 64);
+			return perr(c, path, "must be an absolute path (got \"%s\")", got);
+		}
 		p = strdup(s);
 		if (!p)
 			return -ENOMEM;
@@ -325,10 +352,12 @@ static int parse_write_root(struct pctx *c, const cJSON *v, const char *path,
 		return rc;
 	for (size_t i = 0; i < wr->read_only_subpaths.n; i++) {
 		if (!beneath(wr->root, wr->read_only_subpaths.v[i])) {
+			char root[160];
+
 			snprintf(sub, sizeof(sub), "%s.read_only_subpaths[%zu]",
 				 path, i);
-			return perr(c, sub, "must be beneath the write root %s",
-				    wr->root);
+			label(root, sizeof(root), wr->root, 64);
+			return perr(c, sub, "must be beneath the write root \"%s\"", root);
 		}
 	}
 	if (cJSON_GetObjectItemCaseSensitive(v, "protected_metadata_names"))
@@ -461,13 +490,14 @@ static int parse_profile(struct pctx *c, const cJSON *p, struct request *r)
 static int parse_env(struct pctx *c, const cJSON *env, struct request *r)
 {
 	const cJSON *e;
-	char sub[256], *kv;
+	char sub[256], key[128], *kv;
 	int rc;
 
 	if (!cJSON_IsObject(env))
 		return perr(c, "env", "must be an object of strings");
 	for (e = env->child; e; e = e->next) {
-		snprintf(sub, sizeof(sub), "env.%s", e->string);
+		label(key, sizeof(key), e->string, 64);
+		snprintf(sub, sizeof(sub), "env.%s", key);
 		if (e->string[0] == '\0' || strchr(e->string, '='))
 			return perr(c, sub, "variable name must be non-empty and contain no '='");
 		for (const cJSON *b = e->next; b; b = b->next)
@@ -550,36 +580,103 @@ static int parse_root(struct pctx *c, const cJSON *root, struct request *r)
 	return rc;
 }
 
+/* Compare the decoded length jscan recorded for every string, in document
+ * order, with the string cJSON built.  They differ only if the two parsers
+ * disagree about a value (cJSON cutting a string at a decoded NUL, say); a
+ * request read two ways is refused, never half-trusted. */
+struct lencheck {
+	const struct jscan_strings *strs;
+	size_t i;
+};
+
+static int lens_match(struct lencheck *lc, const char *s)
+{
+	if (lc->i >= lc->strs->n || strlen(s) != lc->strs->len[lc->i])
+		return 0;
+	lc->i++;
+	return 1;
+}
+
+static int tree_matches(struct lencheck *lc, const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return v->valuestring && lens_match(lc, v->valuestring);
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return 1;
+	for (const cJSON *e = v->child; e; e = e->next) {
+		if (cJSON_IsObject(v) && !(e->string && lens_match(lc, e->string)))
+			return 0;
+		if (!tree_matches(lc, e))
+			return 0;
+	}
+	return 1;
+}
+
+/* The text is judged by jscan alone (jscan.h says why); cJSON only builds
+ * the tree of text jscan accepted. */
+static int parse_text(struct pctx *c, const char *json, size_t len, cJSON **root)
+{
+	struct jscan_strings strs = {0};
+	struct lencheck lc = {.strs = &strs};
+	int rc = jscan_check(json, len, &strs, c->err, REQUEST_ERR_MAX);
+
+	if (rc) {
+		jscan_strings_free(&strs);
+		return rc;
+	}
+	*root = cJSON_ParseWithLengthOpts(json, len, NULL, 0);
+	if (!*root) {
+		const char *ep = cJSON_GetErrorPtr();
+
+		perr(c, "request", "the JSON tree builder refused text the validator "
+		     "accepted (near byte %ld); refused",
+		     ep && ep >= json && ep <= json + len ? (long)(ep - json) : -1L);
+		rc = -EPROTO;
+	} else if (!tree_matches(&lc, *root) || lc.i != strs.n) {
+		cJSON_Delete(*root);
+		*root = NULL;
+		perr(c, "request", "the JSON parsers disagree about a string; refused");
+		rc = -EPROTO;
+	}
+	jscan_strings_free(&strs);
+	return rc;
+}
+
+static int parse_finish(int rc, struct request *req, char *err)
+{
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(err, REQUEST_ERR_MAX, "request: out of memory");
+		request_free(req);
+		return rc == -ENOMEM || rc == -EPROTO ? rc : -EINVAL;
+	}
+	return 0;
+}
+
+int request_parse_tree(const cJSON *root, const char *home, struct request *req,
+		       char err[REQUEST_ERR_MAX])
+{
+	struct pctx c = {.err = err, .home = home};
+
+	request_init(req);
+	err[0] = '\0';
+	return parse_finish(parse_root(&c, root, req), req, err);
+}
+
 int request_parse(const char *json, size_t len, const char *home,
 		  struct request *req, char err[REQUEST_ERR_MAX])
 {
 	struct pctx c = {.err = err, .home = home};
-	const char *end = NULL;
-	cJSON *root;
+	cJSON *root = NULL;
 	int rc;
 
 	request_init(req);
 	err[0] = '\0';
 	if (len > REQUEST_MAX_BYTES)
 		return perr(&c, "request", "larger than %d bytes", REQUEST_MAX_BYTES);
-	root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-	if (!root) {
-		long off = end ? (long)(end - json) : -1;
-		const char *ep = cJSON_GetErrorPtr();
-
-		if (ep && ep >= json && ep <= json + len)
-			off = (long)(ep - json);
-		return perr(&c, "request", "malformed JSON near byte %ld", off);
-	}
-	rc = jscan_check(json, len, err, REQUEST_ERR_MAX);
+	rc = parse_text(&c, json, len, &root);
 	if (!rc)
 		rc = parse_root(&c, root, req);
 	cJSON_Delete(root);
-	if (rc) {
-		if (rc == -ENOMEM)
-			snprintf(err, REQUEST_ERR_MAX, "request: out of memory");
-		request_free(req);
-		return rc == -ENOMEM ? rc : -EINVAL;
-	}
-	return 0;
+	return parse_finish(rc, req, err);
 }

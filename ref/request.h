@@ -65,8 +65,10 @@ struct request {
 extern const char *const request_default_protected[];
 
 /* Parse and validate a JSON request of len bytes.  On success returns 0 and
- * fills *req.  On failure returns -EINVAL and writes into err a message that
- * starts with the field path, e.g.
+ * fills *req.  On failure returns -EINVAL (-ENOMEM; -EPROTO when the strict
+ * validator and cJSON read the text differently, which is a bug of this
+ * runner, still refused) and writes into err a message that starts with the
+ * field path, e.g.
  *   "profile.filesystem.write_roots[0].rooot: unknown field"
  * and *req holds nothing that needs freeing.  home is used to expand a
  * leading "~/" in profile.runtime.parent (NULL: such a path is refused). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jscan.h"
 #include "request.h"
 #include "t.h"
 
@@ -15,11 +16,11 @@
 static const struct bad {
 	const char *json, *path, *why;
 } bad[] = {
-	{"", "request", "malformed"},
-	{"{", "request", "malformed"},
+	{"", "request", "unexpected end of input"},
+	{"{", "request", "unexpected end of input (expected a key)"},
 	{"[]", "request", "must be a JSON object"},
 	{"42", "request", "must be a JSON object"},
-	{"{\"version\":1,\"command\":[\"true\"]} x", "request", "malformed"},
+	{"{\"version\":1,\"command\":[\"true\"]} x", "request", "trailing bytes"},
 	{"{\"command\":[\"true\"]}", "version", "missing"},
 	{"{\"version\":2,\"command\":[\"true\"]}", "version", "unsupported version 2"},
 	{"{\"version\":0,\"command\":[\"true\"]}", "version", "unsupported"},
@@ -86,6 +87,32 @@ static const struct bad {
 	{P("{\"runtime\":{\"parent\":\"/r\",\"max_age\":1}}"), "profile.runtime.max_age", "unknown field"},
 	{"{\"version\":1,\"command\":[\"\xff\"]}", "command[0]", "invalid UTF-8"},
 	{"{\"version\":1,\"command\":[\"\xc0\xaf\"]}", "command[0]", "invalid UTF-8"},
+	/* the grammar, exactly RFC 8259: what cJSON would read leniently */
+	{"\xef\xbb\xbf{\"version\":1,\"command\":[\"true\"]}", "request", "byte order mark"},
+	{"{\"version\":01,\"command\":[\"true\"]}", "version", "leading zero"},
+	{"{\"version\":+1,\"command\":[\"true\"]}", "version", "unexpected character '+'"},
+	{"{\"version\":0x1,\"command\":[\"true\"]}", "version", "unexpected character 'x'"},
+	{"{\"version\":1.,\"command\":[\"true\"]}", "version", "malformed number"},
+	{"{\"version\":.5,\"command\":[\"true\"]}", "version", "unexpected character '.'"},
+	{"{\"version\":1e,\"command\":[\"true\"]}", "version", "malformed number"},
+	{"{\"version\":-,\"command\":[\"true\"]}", "version", "malformed number"},
+	{"{\"version\":NaN,\"command\":[\"true\"]}", "version", "unexpected character 'N'"},
+	{"{\"version\":1,\"command\":[\"true\"],\"stdin\":nul}", "stdin", "expected a value"},
+	{"{\"version\":1,\"command\":[\"true\"],\"stdin\":True}", "stdin", "expected a value"},
+	{"{\"version\":1,\"command\":[\"true\"],}", "request", "expected a key"},
+	{"{\"version\":1,\"command\":[\"true\",]}", "command[1]", "expected a value"},
+	{"{\"version\":1 \"command\":[\"true\"]}", "version", "expected ',' or '}'"},
+	{"{\"version\":1,'command':[\"true\"]}", "request", "expected a key"},
+	{"{\"version\":1,\"command\":[\"tr\tue\"]}", "command[0]", "control byte 0x09"},
+	{"{\"version\":1,\"command\":[\"a\\x41\"]}", "command[0]", "invalid escape '\\x'"},
+	{"{\"version\":1,\"command\":[\"a\\u12\"]}", "command[0]", "four hex digits"},
+	{"{\"version\":1,\"command\":[\"a\\ud800\"]}", "command[0]", "unpaired UTF-16 surrogate"},
+	{"{\"version\":1,\"command\":[\"a\\ud800\\u0041\"]}", "command[0]", "unpaired"},
+	{"{\"version\":1,\"command\":[\"a\\udc00\"]}", "command[0]", "unpaired"},
+	{"{\"version\":1,\"command\":[\"true\"],\"timeout_ms\":"
+	 "1000000000000000000000000000000000000000000000000000000000000000}", "timeout_ms",
+	 "number longer than 63"},
+	{"{\"version\":1,\"command\":[\"true\"],\"e\\u0000v\":1}", "request", "NUL"},
 };
 
 static void check_bad(void)
@@ -104,6 +131,85 @@ static void check_bad(void)
 		if (rc == 0)
 			request_free(&req);
 	}
+}
+
+/* The issue-12 family: a byte below 0x20 that cJSON reads as whitespace,
+ * placed before every kind of token, must be refused wherever it stands
+ * (a control byte in front of a string once carried "\u0000" and a cut-off
+ * ".." past validation). */
+static void check_control_bytes(void)
+{
+	static const char *const tmpl[] = {
+		"@{\"version\":1,\"command\":[\"true\"]}",
+		"{@\"version\":1,\"command\":[\"true\"]}",
+		"{\"version\"@:1,\"command\":[\"true\"]}",
+		"{\"version\":@1,\"command\":[\"true\"]}",
+		"{\"version\":1@,\"command\":[\"true\"]}",
+		"{\"version\":1,\"command\":[@\"true\"]}",
+		"{\"version\":1,\"command\":[\"true\"@]}",
+		"{\"version\":1,\"command\":[\"true\"]@}",
+		"{\"version\":1,\"command\":[\"true\"]}@",
+		"{\"version\":1,\"command\":[\"true\"],\"profile\":{\"filesystem\":{\"write_roots\":"
+		"[{\"root\":@\"/tmp/t/ws\\u0000/sub\"}]}}}",
+	};
+	char err[REQUEST_ERR_MAX], text[256];
+	struct request req;
+	int refused = 0, total = 0;
+	char first[REQUEST_ERR_MAX + 64] = "";
+
+	for (int c = 1; c < 0x20; c++) {
+		if (c == '\t' || c == '\n' || c == '\r')
+			continue;
+		for (size_t i = 0; i < sizeof(tmpl) / sizeof(tmpl[0]); i++) {
+			size_t n = strlen(tmpl[i]);
+			int rc;
+
+			memcpy(text, tmpl[i], n + 1);
+			*strchr(text, '@') = (char)c;
+			rc = request_parse(text, n, NULL, &req, err);
+
+			total++;
+			if (rc == -EINVAL && strstr(err, "unexpected byte 0x"))
+				refused++;
+			else if (!first[0])
+				snprintf(first, sizeof(first), "byte 0x%02x, form %zu: %s", c, i,
+					 rc ? err : "accepted");
+			if (rc == 0)
+				request_free(&req);
+		}
+	}
+	t_ok(refused == total, "every control byte outside strings refused, in every position "
+	     "(%d of %d)%s%s", refused, total, first[0] ? "; first miss: " : "", first);
+	/* The reproducer of the issue, with the byte 0x1f before the root. */
+	static const char repro[] = "{\"version\":1,\"command\":[\"sh\",\"-c\",\"echo pwned > "
+		"/tmp/t/ws/other\"],\"cwd\":\"/\",\"profile\":{\"filesystem\":{\"write_roots\":"
+		"[{\"root\":\x1f\"/tmp/t/ws\\u0000/sub\"}]}}}";
+	int rc = request_parse(repro, sizeof(repro) - 1, NULL, &req, err);
+
+	t_ok(rc == -EINVAL && strncmp(err, "profile.filesystem.write_roots[0].root: unexpected byte 0x1f",
+				      60) == 0, "widened write root refused: %s", rc ? err : "accepted");
+	if (rc == 0)
+		request_free(&req);
+}
+
+/* Nesting past JSCAN_DEPTH is refused with a message that says so. */
+static void check_depth(void)
+{
+	char err[REQUEST_ERR_MAX], text[512];
+	struct request req;
+	int n = 0, rc;
+
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "{\"version\":1,\"command\":[\"true\"],\"env\":");
+	for (int i = 0; i < JSCAN_DEPTH; i++)
+		text[n++] = '[';
+	for (int i = 0; i < JSCAN_DEPTH; i++)
+		text[n++] = ']';
+	text[n++] = '}';
+	rc = request_parse(text, (size_t)n, NULL, &req, err);
+	t_ok(rc == -EINVAL && strstr(err, "nested deeper than 64 levels"),
+	     "deep nesting refused: %s", rc ? err : "accepted");
+	if (rc == 0)
+		request_free(&req);
 }
 
 static void check_nul_byte_and_size(void)
@@ -218,6 +324,8 @@ static void check_clean_path(void)
 int main(void)
 {
 	check_bad();
+	check_control_bytes();
+	check_depth();
 	check_nul_byte_and_size();
 	check_good();
 	check_clean_path();

@@ -4,7 +4,11 @@
 -- and deep in the profile, a wrong version, a wrong type, a duplicate key,
 -- a relative path, a ".." component, a NUL (escaped and in the command),
 -- invalid UTF-8, broken JSON, trailing bytes, more than 1 MiB, an empty
--- command, and an env name holding '='.  The mark must never appear, and
+-- command, an env name holding '=', and the lenient reader's family: a
+-- control byte before a value (the write root it once widened), before a
+-- key, after a value and inside a string, a byte order mark, numbers cJSON
+-- reads but JSON has not (leading zero, hex), a lone surrogate, nesting
+-- past the limit.  The mark must never appear, and
 -- the refusal of the deep unknown field must name its path.
 local function js(s) return sp.json_encode(s) end
 
@@ -44,6 +48,20 @@ return scenario {
       { "over 1 MiB", request { env = string.format('{"PATH":%s,"BIG":"%s"}', js("/usr/bin:/bin"), string.rep("a", 1100000)) } },
       { "empty command", request { command = "[]" } },
       { "env name with =", request { env = string.format('{"PATH":%s,"A=B":"c"}', js("/usr/bin:/bin")) } },
+      -- bytes cJSON would read leniently: a control byte where only JSON
+      -- whitespace may stand once carried "\u0000" (and a cut-off "..")
+      -- past the scan and widened the write root to the workspace itself
+      { "control byte before a value", request { root = "\031" .. js(t.ws):sub(1, -2) .. '\\u0000/sub"' },
+        "write_roots[0].root" },
+      { "control byte before a key", request { head = "\011" } },
+      { "control byte after a value", request { version = "1\001" } },
+      { "control byte in a string", request { command = '["sh","-c","echo x > ' .. mark .. '\002"]' } },
+      { "byte order mark", "\239\187\191" .. request() },
+      { "leading zero", request { version = "01" } },
+      { "hex number", request { timeout = "0x10" } },
+      { "lone surrogate", request { command = '["sh","-c","echo x > ' .. mark .. ' #\\ud800"]' } },
+      { "nested too deeply", request { tail = ',"bogus":' .. string.rep("[", 70) .. string.rep("]", 70) },
+        "nested deeper" },
     }
     -- positive control: the valid request runs
     local r0 = t:sandbox { raw_request = request(), command = { "true" } } -- command: unused, t:sandbox wants one
