@@ -4,8 +4,10 @@
 #   1. as the calling user (root in CI),
 #   2. as an unprivileged user (when called as root: the user
 #      "sandproof-test" is created if needed and builds its own copy),
-#   3. under AddressSanitizer + UndefinedBehaviorSanitizer.
-# Exit status: 0 when all three pass.
+#   3. under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then a bounded fuzz run of the request parser (ci/fuzz.sh) where clang and
+# its libFuzzer runtime are present (said and skipped where they are not).
+# Exit status: 0 when all of them pass.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,3 +39,8 @@ fi
 
 echo "== tests under ASan + UBSan"
 build_and_test "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
+
+echo "== bounded fuzz run"
+fuzz_status=0
+SANDPROOF_FUZZ_SECONDS=${SANDPROOF_FUZZ_SECONDS:-60} sh ci/fuzz.sh || fuzz_status=$?
+[ "$fuzz_status" -eq 0 ] || [ "$fuzz_status" -eq 77 ] || exit "$fuzz_status"
