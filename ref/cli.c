@@ -5,13 +5,16 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "exec_cli.h"
 #include "outcome.h"
 #include "platform.h"
 #include "request.h"
@@ -24,15 +27,17 @@
 extern char **environ;
 
 static const char usage_text[] =
-"usage: sandproof-ref run --request FILE|- [--outcome FILE]\n"
+"usage: sandproof-ref run --request FILE|- [--outcome FILE] [--request-timeout S]\n"
 "       sandproof-ref exec [OPTIONS] -- COMMAND [ARG...]\n"
 "       sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N] [--dry-run] [--json]\n"
 "       sandproof-ref doctor\n"
 "       sandproof-ref --help | --version\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
-"      to stdout or --outcome FILE.  Exit: 0 outcome written (whatever the\n"
-"      command did), 2 bad request or usage (nothing ran), 1 internal error.\n"
+"      to stdout or --outcome FILE.  The request must be complete (its stream\n"
+"      closed) within --request-timeout seconds (default 60).  Exit: 0 outcome\n"
+"      written (whatever the command did), 2 bad request or usage (nothing\n"
+"      ran), 1 internal error.\n"
 "\n"
 "gc    evicts runtime roots: older than --max-age, then least recently used\n"
 "      down to --max-roots; roots in use are skipped.\n"
@@ -78,11 +83,45 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* Read all of fd, refusing more than max bytes. */
-static int read_all(int fd, size_t max, char **out, size_t *len)
+/* How long `run` waits for its whole request: a writer that never closes
+ * the stream (a pipe left open) would otherwise hold the runner forever. */
+#define REQUEST_READ_TIMEOUT_S 60
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is readable or the deadline passes: 0, -ETIMEDOUT, -errno. */
+static int wait_readable(int fd, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int64_t left = deadline - mono_ms();
+		int n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Read all of fd, refusing more than max bytes or a stream still open at
+ * the deadline. */
+static int read_all(int fd, size_t max, int64_t deadline, char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap + 1);
+	int rc = 0;
 
 	if (!buf)
 		return -ENOMEM;
@@ -90,36 +129,32 @@ static int read_all(int fd, size_t max, char **out, size_t *len)
 		ssize_t r;
 
 		if (n == cap) {
-			char *nb;
+			char *nb = cap > max ? NULL : realloc(buf, cap * 2 + 1);
 
-			if (cap > max) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
+			rc = cap > max ? -EFBIG : -ENOMEM;
+			if (!nb)
+				break;
 			buf = nb;
+			cap *= 2;
+			rc = 0;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-
-			free(buf);
-			return e;
-		}
-		if (r == 0)
+		rc = wait_readable(fd, deadline);
+		if (rc < 0)
 			break;
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : 0;
+			break;
+		}
 		n += (size_t)r;
 	}
-	if (n > max) {
+	if (rc == 0 && n > max)
+		rc = -EFBIG;
+	if (rc < 0) {
 		free(buf);
-		return -EFBIG;
+		return rc;
 	}
 	buf[n] = '\0';
 	*out = buf;
@@ -166,21 +201,30 @@ static int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{"request", required_argument, NULL, 'r'},
 		{"outcome", required_argument, NULL, 'o'},
+		{"request-timeout", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *reqpath = NULL, *outpath = NULL;
-	char err[REQUEST_ERR_MAX], *text = NULL;
+	char err[REQUEST_ERR_MAX], *text = NULL, *end;
 	struct request req;
 	struct run_io io = {.passthrough = false};
 	size_t len = 0;
 	FILE *of = stdout;
 	int c, fd, rc, status;
+	long wait_s = REQUEST_READ_TIMEOUT_S;
 
 	while ((c = getopt_long(argc, argv, "+r:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reqpath = optarg; break;
 		case 'o': outpath = optarg; break;
+		case 't':
+			errno = 0;
+			wait_s = optarg[0] >= '0' && optarg[0] <= '9' ? strtol(optarg, &end, 10) : -1;
+			if (wait_s < 1 || wait_s > 86400 || errno || *end)
+				return usage_error("run: --request-timeout %s: must be whole seconds, "
+						   "1 to 86400", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("%s", "run: bad option");
 		}
@@ -189,18 +233,27 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("%s", "run: --request FILE|- is required");
 	if (optind != argc)
 		return usage_error("run: unexpected argument '%s'", argv[optind]);
-	fd = strcmp(reqpath, "-") == 0 ? 0 : open(reqpath, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO with no writer yet must not hold open() past the
+	 * deadline.  (Standard input is the caller's description; its flags are
+	 * left alone: poll() alone keeps the reads from blocking.) */
+	fd = strcmp(reqpath, "-") == 0 ? 0 : open(reqpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		fprintf(stderr, "sandproof-ref: request: cannot open %s: %s\n",
 			reqpath, strerror(errno));
 		return EXIT_USAGE;
 	}
-	rc = read_all(fd, REQUEST_MAX_BYTES, &text, &len);
+	rc = read_all(fd, REQUEST_MAX_BYTES, mono_ms() + wait_s * 1000, &text, &len);
 	if (fd != 0)
 		close(fd);
 	if (rc == -EFBIG) {
 		fprintf(stderr, "sandproof-ref: request: larger than %d bytes\n",
 			REQUEST_MAX_BYTES);
+		return EXIT_USAGE;
+	}
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "sandproof-ref: request: %s still open after %ld s; the writer "
+			"must close it after the request (nothing ran)\n",
+			strcmp(reqpath, "-") == 0 ? "standard input" : reqpath, wait_s);
 		return EXIT_USAGE;
 	}
 	if (rc < 0) {
@@ -231,165 +284,19 @@ static int cmd_run(int argc, char **argv)
 	return status;
 }
 
-static int add_path(struct strv *sv, const char *opt, const char *arg)
-{
-	char *p;
-	int rc;
-
-	if (arg[0] != '/') {
-		char cwd[PATH_MAX];
-
-		if (!getcwd(cwd, sizeof(cwd)) || asprintf(&p, "%s/%s", cwd, arg) < 0)
-			return -ENOMEM;
-	} else if (!(p = strdup(arg))) {
-		return -ENOMEM;
-	}
-	if (request_clean_path(p) < 0) {
-		fprintf(stderr, "sandproof-ref: %s %s: \"..\" components are not allowed\n",
-			opt, arg);
-		free(p);
-		return -EINVAL;
-	}
-	rc = strv_push(sv, p);
-	free(p);
-	return rc;
-}
-
-enum { O_WRITE = 256, O_READ, O_DENY_READ, O_DENY_WRITE, O_PROTECT, O_NETWORK,
-       O_UNRESTRICTED, O_NO_TEMP, O_BLOCK_UNIX, O_TIMEOUT, O_OUTPUT_LIMIT,
-       O_CWD, O_JSON, O_HELP };
-
 static int cmd_exec(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"write", required_argument, NULL, O_WRITE},
-		{"read", required_argument, NULL, O_READ},
-		{"deny-read", required_argument, NULL, O_DENY_READ},
-		{"deny-write", required_argument, NULL, O_DENY_WRITE},
-		{"protect", required_argument, NULL, O_PROTECT},
-		{"network", required_argument, NULL, O_NETWORK},
-		{"unrestricted", no_argument, NULL, O_UNRESTRICTED},
-		{"no-temp", no_argument, NULL, O_NO_TEMP},
-		{"block-unix-sockets", no_argument, NULL, O_BLOCK_UNIX},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"output-limit", required_argument, NULL, O_OUTPUT_LIMIT},
-		{"cwd", required_argument, NULL, O_CWD},
-		{"json", no_argument, NULL, O_JSON},
-		{"help", no_argument, NULL, O_HELP},
-		{0},
-	};
 	struct request req;
-	struct strv writes = {0}, protect = {0};
-	struct run_io io = {.passthrough = true, .stdin_inherit = true};
-	char *end;
-	int c, rc = 0;
-	double secs;
+	struct run_io io;
+	int rc = exec_build(argc, argv, &req, &io);
 
-	request_init(&req);
-	while (rc == 0 && (c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case O_WRITE: rc = add_path(&writes, "--write", optarg); break;
-		case O_READ: rc = add_path(&req.read_roots, "--read", optarg); break;
-		case O_DENY_READ: rc = add_path(&req.deny_read, "--deny-read", optarg); break;
-		case O_DENY_WRITE: rc = add_path(&req.deny_write, "--deny-write", optarg); break;
-		case O_PROTECT:
-			if (!optarg[0] || optarg[0] == '/' || strstr(optarg, "..")) {
-				fprintf(stderr, "sandproof-ref: --protect %s: must be a plain relative name\n", optarg);
-				rc = -EINVAL;
-			} else {
-				rc = strv_push(&protect, optarg);
-			}
-			break;
-		case O_NETWORK:
-			if (strcmp(optarg, "deny") == 0)
-				req.network = NET_DENY;
-			else if (strcmp(optarg, "allow") == 0)
-				req.network = NET_ALLOW;
-			else {
-				fprintf(stderr, "sandproof-ref: --network %s: must be deny or allow\n", optarg);
-				rc = -EINVAL;
-			}
-			break;
-		case O_UNRESTRICTED: req.fs_kind = FS_UNRESTRICTED; break;
-		case O_NO_TEMP: req.allow_temp = false; break;
-		case O_BLOCK_UNIX: req.block_unix_sockets = true; break;
-		case O_TIMEOUT:
-			errno = 0;
-			secs = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(secs >= 0) || secs > 604800) {
-				fprintf(stderr, "sandproof-ref: --timeout %s: must be seconds between 0 and 604800\n", optarg);
-				rc = -EINVAL;
-			} else {
-				req.timeout_ms = (uint64_t)llround(secs * 1000);
-			}
-			break;
-		case O_OUTPUT_LIMIT:
-			errno = 0;
-			req.output_limit_bytes = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    req.output_limit_bytes > (1ull << 30)) {
-				fprintf(stderr, "sandproof-ref: --output-limit %s: must be bytes between 0 and 1073741824\n", optarg);
-				rc = -EINVAL;
-			}
-			break;
-		case O_CWD:
-			free(req.cwd);
-			req.cwd = NULL;
-			if (optarg[0] != '/') {
-				fprintf(stderr, "sandproof-ref: --cwd %s: must be an absolute path\n", optarg);
-				rc = -EINVAL;
-			} else if (!(req.cwd = strdup(optarg))) {
-				rc = -ENOMEM;
-			}
-			break;
-		case O_JSON: io.passthrough = false; break;
-		case O_HELP:
-			fputs(usage_text, stdout);
-			rc = 1;
-			break;
-		default: rc = -EINVAL; break;
-		}
+	if (rc == EXEC_HELP) {
+		fputs(usage_text, stdout);
+		return 0;
 	}
-	if (rc == 0 && optind >= argc) {
-		fprintf(stderr, "sandproof-ref: exec: no command given (put it after --)\n");
-		rc = -EINVAL;
-	}
-	for (int i = optind; rc == 0 && i < argc; i++)
-		rc = strv_push(&req.command, argv[i]);
-	for (char **e = environ; rc == 0 && *e; e++)
-		rc = strv_push(&req.env, *e);
-	if (rc == 0 && req.read_roots.n == 0)
-		rc = strv_push(&req.read_roots, "/");
-	if (rc == 0 && writes.n) {
-		req.write_roots = calloc(writes.n, sizeof(*req.write_roots));
-		if (!req.write_roots)
-			rc = -ENOMEM;
-		for (size_t i = 0; rc == 0 && i < writes.n; i++) {
-			struct write_root *w = &req.write_roots[i];
-
-			req.n_write_roots++;
-			w->root = strdup(writes.v[i]);
-			if (!w->root)
-				rc = -ENOMEM;
-			for (size_t k = 0; rc == 0 && request_default_protected[k]; k++)
-				rc = strv_push(&w->protected_names, request_default_protected[k]);
-			for (size_t k = 0; rc == 0 && k < protect.n; k++)
-				rc = strv_push(&w->protected_names, protect.v[k]);
-		}
-	}
-	strv_free(&writes);
-	strv_free(&protect);
-	if (rc != 0) {
-		request_free(&req);
-		if (rc == 1)
-			return 0;
-		if (rc == -EINVAL)
-			fprintf(stderr, "Try 'sandproof-ref --help'.\n");
-		return rc == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
-	}
-	if (io.passthrough)
-		return finish(&req, &io, NULL, 1);
-	return finish(&req, &io, stdout, 1);
+	if (rc)
+		return rc == EXEC_INTERNAL ? EXIT_INTERNAL : EXIT_USAGE;
+	return finish(&req, &io, io.passthrough ? NULL : stdout, 1);
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "request.h"
 #include "runtime.h"
 
 #define GC_DEFAULT_MAX_AGE 2592000u
@@ -45,6 +46,15 @@ static bool gc_parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* The parent as a request's profile.runtime.parent would take it: absolute
+ * and lexically clean, never resolved by name. */
+static int gc_clean_parent(const char *val, char *out, size_t n)
+{
+	if ((size_t)snprintf(out, n, "%s", val) >= n)
+		return -ENAMETOOLONG;
+	return request_clean_path(out);
 }
 
 /* "--opt VALUE" or "--opt=VALUE": value into *val, advancing *i. */
@@ -134,7 +144,10 @@ int gc_main(int argc, char **argv)
 				return gc_usage_error("--parent needs a directory", NULL);
 			if (!*val)
 				return gc_usage_error("--parent must not be empty", NULL);
-			parent = val;
+			if (gc_clean_parent(val, defparent, sizeof(defparent)) < 0)
+				return gc_usage_error("--parent must be an absolute path without "
+						      "\"..\" components (as profile.runtime.parent)", val);
+			parent = defparent;
 		} else if ((m = gc_opt_value(argc, argv, &i, "--max-age", &val))) {
 			if (m < 0 || !gc_parse_u64(val, &cfg.max_age_s))
 				return gc_usage_error("--max-age needs a number of seconds", m < 0 ? NULL : val);

@@ -240,6 +240,13 @@ static void setup_failed(struct outcome *o, const char *step, int err,
 static void classify(struct outcome *o, const struct sup *s,
 		     const struct launch_status *st)
 {
+	/* A command that never ran has no exit status (OUT-3): what was reaped
+	 * is the runner's own helper, stopped by the runner. */
+	if (st->result != LAUNCH_RUNNING) {
+		o->has_status = false;
+		o->signal = 0;
+		o->exit_code = 0;
+	}
 	if (st->result == LAUNCH_SETUP_FAILED) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
 		o->setup = st->setup;

@@ -3,6 +3,7 @@
  * nothing run), --outcome, --help and --version. */
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "refrun.h"
 #include "t.h"
@@ -58,7 +59,7 @@ static void usage_errors(void)
 		      "unknown subcommand");
 	expect_status((char *[]){ref, "exec", PLAIN, NULL}, NULL, 2, "no command given", "exec without a command");
 	expect_status((char *[]){ref, "exec", "--network", "maybe", "--", "true", NULL}, NULL, 2,
-		      "--network maybe", "bad --network");
+		      "(from --network)", "bad --network");
 	expect_status((char *[]){ref, "exec", "--timeout", "soon", "--", "true", NULL}, NULL, 2,
 		      "--timeout soon", "bad --timeout");
 	expect_status((char *[]){ref, "exec", "--write", "/a/../b", "--", "true", NULL}, NULL, 2,
@@ -76,6 +77,92 @@ static void usage_errors(void)
 	t_ok(access(marker, F_OK) != 0, "refused request ran nothing");
 	expect_status((char *[]){ref, "run", "--request", "-", "--outcome", "/no/such/dir/o.json", NULL},
 		      REQ_PLAIN("[\"true\"]", ""), 2, "/no/such/dir/o.json", "unwritable --outcome");
+}
+
+/* exec's flags go through the request validator: each refused the way its
+ * JSON field is, with exit 2 and the field named; nothing widened. */
+static void exec_validation(void)
+{
+	char ws[128], marker[160];
+	struct refrun r;
+
+	snprintf(ws, sizeof(ws), "%s/ws", tmp);
+	mkdir(ws, 0755);
+	expect_status((char *[]){ref, "exec", "--cwd", "/usr/../etc", "--", "true", NULL}, NULL, 2,
+		      "cwd: \"..\" components are not allowed (from --cwd)", "--cwd with ..");
+	expect_status((char *[]){ref, "exec", "--cwd", "rel", "--", "true", NULL}, NULL, 2,
+		      "cwd: must be an absolute path", "relative --cwd");
+	expect_status((char *[]){ref, "exec", "--write", ws, "--protect", "a//b", "--", "true", NULL},
+		      NULL, 2, "plain relative name (no empty", "--protect a//b is usage, not setup");
+	snprintf(marker, sizeof(marker), "%s/ok", ws);
+	expect_status((char *[]){ref, "exec", "--write", ws, "--protect", "foo..bar", "--", "touch",
+				 marker, NULL}, NULL, 0, NULL, "--protect foo..bar is a plain name");
+	t_ok(access(marker, F_OK) == 0, "and the command ran under it");
+	expect_status((char *[]){ref, "exec", "--network", "none", "--", "true", NULL}, NULL, 2,
+		      "profile.network.mode: must be \"deny\" or \"allow\" (from --network)",
+		      "--network names its field");
+	static const char *const bad_timeouts[] = {"0x10", "1e3", "-1", "inf", "nan", " 5", "5s",
+						   "1.", ".5", "604801"};
+	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++)
+		expect_status((char *[]){ref, "exec", PLAIN, "--timeout", (char *)bad_timeouts[i], "--",
+					 "true", NULL}, NULL, 2, "--timeout", "--timeout refused");
+	expect_status((char *[]){ref, "exec", PLAIN, "--timeout", "0.0004", "--", "sleep", "30", NULL},
+		      NULL, 124, NULL, "--timeout 0.0004 rounds up to 1 ms, never to no timeout");
+	expect_status((char *[]){ref, "exec", PLAIN, "--output-limit", "+5", "--", "true", NULL}, NULL, 2,
+		      "--output-limit", "--output-limit with a sign");
+	expect_status((char *[]){ref, "exec", PLAIN, "--output-limit", "0x10", "--", "true", NULL}, NULL,
+		      2, "--output-limit", "--output-limit in hex");
+	expect_status((char *[]){ref, "gc", "--parent", "relative/dir", "--dry-run", NULL}, NULL, 2,
+		      "--parent must be an absolute path", "gc --parent relative");
+	expect_status((char *[]){ref, "gc", "--parent", "/tmp/../x", "--dry-run", NULL}, NULL, 2,
+		      "--parent must be an absolute path", "gc --parent with ..");
+	refrun((char *[]){ref, "exec", "--json", PLAIN, "--", "/etc/hostname", NULL}, NULL, &r, NULL, NULL);
+	t_ok(cJSON_IsString(oc_get(r.outcome, "exec_error")) &&
+		     cJSON_IsNull(oc_get(r.outcome, "exit.code")) &&
+		     cJSON_IsNull(oc_get(r.outcome, "exit.signal")),
+	     "an exec failure has no exit status: the command never ran (OUT-3): %.200s", r.out);
+	refrun_free(&r);
+}
+
+/* `run` reading a request from a pipe its writer never closes gives up at
+ * --request-timeout with exit 2; nothing runs. */
+static void request_pipe_left_open(void)
+{
+	char marker[128], req[512], errbuf[512] = "";
+	int in[2], err[2], st = 0;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(marker, sizeof(marker), "%s/ran-open", tmp);
+	snprintf(req, sizeof(req), REQ_PLAIN("[\"touch\",\"%s\"]", ""), marker);
+	if (pipe(in) < 0 || pipe(err) < 0) {
+		t_ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(err[1], 2);
+		close(in[1]);
+		execl(ref, ref, "run", "--request", "-", "--request-timeout", "1", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(err[1]);
+	if (write(in[1], req, strlen(req)) < 0) /* the whole request, but no EOF */
+		t_ok(0, "write: %s", strerror(errno));
+	alarm(30); /* a hang fails the test instead of holding ctest */
+	n = read(err[0], errbuf, sizeof(errbuf) - 1);
+	errbuf[n > 0 ? n : 0] = '\0';
+	waitpid(pid, &st, 0);
+	alarm(0);
+	close(in[1]);
+	close(err[0]);
+	t_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && strstr(errbuf, "still open after 1 s"),
+	     "a request stream left open: exit 2 at the deadline (got 0x%x: %s)", st, errbuf);
+	t_ok(access(marker, F_OK) != 0, "and nothing ran");
+	expect_status((char *[]){ref, "run", "--request", "-", "--request-timeout", "0", NULL}, NULL, 2,
+		      "--request-timeout 0", "--request-timeout 0 refused");
 }
 
 static void outcome_file_and_info(void)
@@ -121,6 +208,8 @@ int main(int argc, char **argv)
 		return 2;
 	exec_statuses();
 	usage_errors();
+	exec_validation();
+	request_pipe_left_open();
 	outcome_file_and_info();
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmp);
 	if (system(cmd) != 0)
