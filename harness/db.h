@@ -16,7 +16,9 @@
  *    NULL for a time means "now".
  *  - Optional numbers: a negative value stores NULL (and reads back as -1).
  *  - One struct db is used by one thread at a time.  Several processes may
- *    open the same file; writers wait up to 5 s for each other.  A forked
+ *    open the same file.  Every write call (and the open) waits for a lock
+ *    another process holds up to a bound (DB_WAIT_MS, or db_open_wait's),
+ *    then fails with -EBUSY, its transaction undone.  A forked
  *    child never uses its parent's handle (it opens its own); every
  *    descriptor sqlite holds is close-on-exec, so no runner or sandboxed
  *    command inherits a way to write the results. */
@@ -28,6 +30,8 @@
 
 #define DB_SCHEMA_VERSION 1            /* PRAGMA user_version of schema.sql */
 #define DB_APPLICATION_ID 0x53505246   /* PRAGMA application_id, 'SPRF' */
+#define DB_WAIT_MS 30000               /* default bound on waiting for a lock */
+#define DB_WAIT_MAX_S 86400            /* the largest bound the CLI accepts (--db-wait) */
 
 /* The text of reports/schema.sql. */
 extern const char db_schema_sql[];
@@ -85,15 +89,21 @@ struct db_evidence {
 
 /* Opens (creating the file and schema when new) the database at path for
  * writing and sets *out, which the caller closes with db_close().  Refuses,
- * with a message in err naming path: a file that is not a sqlite database,
- * or is one of another application (-EINVAL); a newer schema version than
+ * with a message in err naming path, before writing anything to it: a file
+ * that is not a sqlite database, is one of another application, or fails
+ * PRAGMA integrity_check ("corrupt database") (-EINVAL); a newer schema version than
  * DB_SCHEMA_VERSION (-EPROTO, naming both); a file or directory it may not
  * read or write (-EACCES, or the errno of the failed open); a file system
  * without WAL support (-ENOTSUP). */
 int db_open(const char *path, struct db **out, char *err, size_t errlen);
 
+/* db_open() waiting up to wait_ms (0: not at all) for another process's
+ * lock, at the open and in every write call, instead of DB_WAIT_MS. */
+int db_open_wait(const char *path, unsigned wait_ms, struct db **out, char *err,
+		 size_t errlen);
+
 /* The same, read-only, for reports: never creates or changes the file, and
- * refuses a missing (-ENOENT) or empty (-EINVAL) one.  Write functions on
+ * refuses a missing (-ENOENT), empty or corrupt (-EINVAL) one.  Write functions on
  * such a handle fail with -EBADF. */
 int db_open_readonly(const char *path, struct db **out, char *err, size_t errlen);
 

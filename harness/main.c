@@ -1,12 +1,13 @@
 /* main.c - the sandproof command line.
  *
  *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
- *                 [--seed N] [--repeat N] [--timeout S]
+ *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
  *   sandproof list [--filter GLOB]
  *   sandproof env
  *
  * Exit status: 0 every result in its expected set (or skip/unsupported),
- * 1 any other verdict, 2 usage error, 3 internal error. */
+ * 1 any other verdict, 2 usage error, 3 internal error (among them a result
+ * the database refused). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -37,10 +38,10 @@
 
 static const char usage[] =
 "usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
-"                     [--seed N] [--repeat N] [--timeout S]\n"
+"                     [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
 "       sandproof list [--filter GLOB]\n"
 "       sandproof env\n"
-"       sandproof smoke [--out DIR] [--runner NAME[,NAME...]]\n"
+"       sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n"
 "       sandproof report DB [--format html|junit|markdown|tap] [-o FILE]\n"
 "       sandproof diff OLD NEW [--runner R]   (OLD: a database or --baseline FILE)\n"
 "       sandproof baseline DB -o FILE\n"
@@ -49,7 +50,11 @@ static const char usage[] =
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
 "       and records every result in DIR/linux.sqlite (default ./sandproof-out).\n"
 "       Exit 0 when every result is in its expected set (or skip/unsupported),\n"
-"       1 when any is not, 2 for usage errors, 3 for internal errors.\n"
+"       1 when any is not, 2 for usage errors (also: a corrupt database or one\n"
+"       from a newer schema), 3 for internal errors, among them a result that\n"
+"       could not be recorded (a full disk; a database another process held\n"
+"       locked for more than --db-wait seconds, default 30): the run says on\n"
+"       stderr how many were lost and why.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
 "env    the environment fingerprint recorded with every run.\n"
 "report renders a database (HTML matrix, JUnit XML, Markdown, TAP).\n"
@@ -58,7 +63,8 @@ static const char usage[] =
 "merge  joins per-OS databases into one cross-platform matrix.\n"
 "smoke  checks this host's prerequisites and a few telling properties of\n"
 "       every runner found; exit 0 when the reference runner holds, 1 when a\n"
-"       property fails, 3 when this host cannot enforce the contract at all.\n"
+"       property fails, 3 when this host cannot enforce the contract at all\n"
+"       or a result could not be recorded (as for run).\n"
 "\n"
 "Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
 "the negative control).\n";
@@ -219,43 +225,120 @@ static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned t
 	return out;
 }
 
-static int cmd_run(int argc, char **argv)
+/* --out DIR: created when missing; NULL when usable, else why not. */
+static const char *out_check(const char *out)
+{
+	struct stat st;
+
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return strerror(errno);
+	if (stat(out, &st) < 0)
+		return strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "not a directory";
+	if (access(out, W_OK | X_OK) < 0)
+		return "not writable";
+	return NULL;
+}
+
+/* What one `run` does, as parsed from its options. */
+struct run_opts {
+	char *runners[16];
+	size_t n_runners;
+	unsigned scale[16];
+	const char *filter;
+	unsigned long long seed, repeat, timeout;
+};
+
+/* Records the run row (with the fingerprint) and every scenario row.
+ * Returns the run id or -errno (the message printed). */
+static int64_t run_begin(struct db *db, const struct run_opts *o, const struct scen_list *l)
+{
+	char list[512] = "", *env;
+	struct db_run run;
+	int64_t id;
+
+	for (size_t i = 0; i < o->n_runners; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? "," : "", o->runners[i]);
+	env = with_timeouts(envinfo_json(&paths, list), o->runners, o->n_runners,
+			    (unsigned)o->timeout, o->scale);
+	run = envinfo_run(env);
+	run.runners = list;
+	run.seed = (int64_t)o->seed;
+	run.filter = o->filter;
+	id = db_run_begin(db, &run);
+	free(env);
+	if (id < 0) {
+		fprintf(stderr, "sandproof: cannot record the run: %s\n", db_last_error(db));
+		return id;
+	}
+	/* a scenario row that cannot be put loses its results, counted then */
+	for (size_t i = 0; i < l->n; i++) {
+		struct db_scenario sc = {l->v[i].id, l->v[i].area, l->v[i].clauses,
+					 l->v[i].claim, l->v[i].file, l->v[i].expect_json};
+
+		if (db_scenario_put(db, &sc) < 0)
+			fprintf(stderr, "sandproof: %s: %s\n", l->v[i].id, db_last_error(db));
+	}
+	return id;
+}
+
+/* Runs every (repeat, scenario, runner) and records each result in t. */
+static void run_pairs(struct db *db, int64_t run_id, const struct run_opts *o,
+		      const struct scen_list *l, struct tally *t)
+{
+	bool tty = isatty(2);
+
+	t->total = (unsigned)(l->n * o->n_runners * o->repeat);
+	for (unsigned long long k = 0; k < o->repeat; k++)
+		for (size_t i = 0; i < l->n; i++)
+			for (size_t j = 0; j < o->n_runners; j++) {
+				char *json = NULL;
+				uint64_t s = o->seed + k;
+
+				runlog_progress(t, l->v[i].id, tty);
+				if (scen_run_pair(&paths, &l->v[i], o->runners[j], s,
+						  (unsigned)o->timeout * o->scale[j], &json) < 0)
+					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
+				runlog_record(db, run_id, &l->v[i], o->runners[j], s, json, t, tty,
+					      stdout, NULL, 0);
+				free(json);
+			}
+}
+
+/* Parses run's options into o; 0, or the usage error's exit status. */
+static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf,
+		     size_t buflen, const char **out, unsigned *wait_s)
 {
 	static const struct option opts[] = {
 		{"runner", required_argument, NULL, 'r'}, {"filter", required_argument, NULL, 'f'},
 		{"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 's'},
 		{"repeat", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
-		{0},
+		{"db-wait", required_argument, NULL, 'w'}, {0},
 	};
-	char runner_buf[512] = "ref", *runners[16], *bad, dbpath[PATH_MAX], err[1024], *end;
-	const char *filter = NULL, *out = "sandproof-out";
-	unsigned long long seed = 1, repeat = 1, timeout = 120;
-	unsigned scale[16];
 	bool timeout_given = false;
-	size_t n_runners = 0;
-	struct scen_list l;
-	struct tally t = {0};
-	struct db *db;
-	int c, rc;
-	bool tty = isatty(2);
-	int64_t run_id;
+	char *bad, *end;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': snprintf(runner_buf, sizeof(runner_buf), "%s", optarg); break;
-		case 'f': filter = optarg; break;
-		case 'o': out = optarg; break;
-		case 's': case 'n': case 't': {
+		case 'r': snprintf(runner_buf, buflen, "%s", optarg); break;
+		case 'f': o->filter = optarg; break;
+		case 'o': *out = optarg; break;
+		case 's': case 'n': case 't': case 'w': {
 			unsigned long long v;
 
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
-			    (c != 's' && (v == 0 || v > 100000)))
+			    ((c == 'n' || c == 't') && (v == 0 || v > 100000)) ||
+			    (c == 'w' && v > DB_WAIT_MAX_S))
 				return usage_error("bad number:", optarg);
-			if (c == 's') seed = v;
-			else if (c == 'n') repeat = v;
-			else timeout = v, timeout_given = true;
+			if (c == 's') o->seed = v;
+			else if (c == 'n') o->repeat = v;
+			else if (c == 'w') *wait_s = (unsigned)v;
+			else o->timeout = v, timeout_given = true;
 			break;
 		}
 		default: return usage_error("run: bad option", NULL);
@@ -263,95 +346,70 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error("run: unexpected argument", argv[optind]);
-	if ((bad = runners_split(runner_buf, runners, 16, &n_runners)))
+	if ((bad = runners_split(runner_buf, o->runners, 16, &o->n_runners)))
 		return usage_error("unknown runner:", bad);
-	if (n_runners == 0)
+	if (o->n_runners == 0)
 		return usage_error("no runner given", NULL);
-	for (size_t j = 0; j < n_runners; j++)
-		scale[j] = timeout_given ? 1 : scen_runner_timeout_scale(&paths, runners[j]);
-	if (scen_load_all(&paths, filter, &l, err, sizeof(err)) < 0) {
+	for (size_t j = 0; j < o->n_runners; j++)
+		o->scale[j] = timeout_given ? 1 : scen_runner_timeout_scale(&paths, o->runners[j]);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
+	char runner_buf[512] = "ref", dbpath[PATH_MAX], err[1024];
+	const char *out = "sandproof-out", *why;
+	unsigned wait_s = DB_WAIT_MS / 1000;
+	struct scen_list l;
+	struct tally t = {0};
+	struct db *db;
+	int rc;
+	int64_t run_id;
+
+	rc = run_parse(argc, argv, &o, runner_buf, sizeof(runner_buf), &out, &wait_s);
+	if (rc)
+		return rc;
+	if (scen_load_all(&paths, o.filter, &l, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
 		return EXIT_USAGE;
 	}
 	if (l.n == 0) {
 		scen_list_free(&l);
-		return usage_error("--filter matches no scenario:", filter ? filter : "(none)");
+		return usage_error("--filter matches no scenario:", o.filter ? o.filter : "(none)");
 	}
-	{
-		struct stat st;
-		const char *why = NULL;
-
-		if (mkdir(out, 0755) < 0 && errno != EEXIST)
-			why = strerror(errno);
-		else if (stat(out, &st) < 0)
-			why = strerror(errno);
-		else if (!S_ISDIR(st.st_mode))
-			why = "not a directory";
-		else if (access(out, W_OK | X_OK) < 0)
-			why = "not writable";
-		if (why) {
-			fprintf(stderr, "sandproof: --out %s: %s\n", out, why);
-			scen_list_free(&l);
-			return EXIT_USAGE;
-		}
+	if ((why = out_check(out))) {
+		fprintf(stderr, "sandproof: --out %s: %s\n", out, why);
+		scen_list_free(&l);
+		return EXIT_USAGE;
 	}
 	snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out);
-	if ((rc = db_open(dbpath, &db, err, sizeof(err))) < 0) {
+	if (db_open_wait(dbpath, wait_s * 1000u, &db, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
 		scen_list_free(&l);
 		return EXIT_USAGE;
 	}
-	{
-		/* runners_split cut runner_buf with NULs: rebuild the list */
-		char list[512] = "";
-		char *env;
-		struct db_run run;
-
-		for (size_t i = 0; i < n_runners; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? "," : "", runners[i]);
-		env = with_timeouts(envinfo_json(&paths, list), runners, n_runners,
-				    (unsigned)timeout, scale);
-		run = envinfo_run(env);
-		run.runners = list;
-		run.seed = (int64_t)seed;
-		run.filter = filter;
-		run_id = db_run_begin(db, &run);
-		free(env);
-		if (run_id < 0) {
-			fprintf(stderr, "sandproof: cannot record the run: %s\n", db_last_error(db));
-			db_close(db);
-			scen_list_free(&l);
-			return EXIT_INTERNAL;
-		}
+	run_id = run_begin(db, &o, &l);
+	if (run_id < 0) {
+		db_close(db);
+		scen_list_free(&l);
+		return EXIT_INTERNAL;
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		struct db_scenario sc = {l.v[i].id, l.v[i].area, l.v[i].clauses,
-					 l.v[i].claim, l.v[i].file, l.v[i].expect_json};
-
-		if (db_scenario_put(db, &sc) < 0)
-			fprintf(stderr, "sandproof: %s: %s\n", l.v[i].id, db_last_error(db));
+	run_pairs(db, run_id, &o, &l, &t);
+	rc = (t.fail || t.error || t.inconclusive) ? EXIT_FAILED : 0;
+	if (db_run_finish(db, run_id, NULL) < 0) {
+		fprintf(stderr, "sandproof: cannot record the end of the run in %s: %s\n", dbpath,
+			db_last_error(db));
+		rc = EXIT_INTERNAL;
 	}
-	t.total = (unsigned)(l.n * n_runners * repeat);
-	for (unsigned long long k = 0; k < repeat; k++)
-		for (size_t i = 0; i < l.n; i++)
-			for (size_t j = 0; j < n_runners; j++) {
-				char *json = NULL;
-				uint64_t s = seed + k;
-
-				runlog_progress(&t, l.v[i].id, tty);
-				if (scen_run_pair(&paths, &l.v[i], runners[j], s,
-						  (unsigned)timeout * scale[j], &json) < 0)
-					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
-				runlog_record(db, run_id, &l.v[i], runners[j], s, json, &t, tty, stdout, NULL, 0);
-				free(json);
-			}
-	db_run_finish(db, run_id, NULL);
 	db_close(db);
 	scen_list_free(&l);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
 	       t.pass, t.fail, t.skip, t.unsupported, t.inconclusive, t.error, dbpath);
-	return (t.fail || t.error || t.inconclusive) ? EXIT_FAILED : 0;
+	fflush(stdout);
+	if (runlog_lost_report(&t, dbpath))
+		rc = EXIT_INTERNAL;
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,15 @@ static int64_t jint(const cJSON *o, const char *k, int64_t def)
 	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
 }
 
+int runlog_lost_report(const struct tally *t, const char *dbpath)
+{
+	if (!t->lost)
+		return 0;
+	fprintf(stderr, "sandproof: %u result%s could not be recorded in %s: %s\n", t->lost,
+		t->lost == 1 ? "" : "s", dbpath, t->lost_why);
+	return 1;
+}
+
 void runlog_progress(const struct tally *t, const char *current, bool tty)
 {
 	if (!tty)
@@ -64,9 +73,12 @@ int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
 		n_ev++;
 	}
 	id = db_result_add(db, &r, evs, n_ev);
-	if (id < 0)
+	if (id < 0) {
 		fprintf(stderr, "sandproof: cannot record %s/%s: %s\n", s->id, runner,
 			db_last_error(db));
+		if (t->lost++ == 0)
+			snprintf(t->lost_why, sizeof t->lost_why, "%s", db_last_error(db));
+	}
 	if (!strcmp(verdict, "pass")) t->pass++;
 	else if (!strcmp(verdict, "fail")) t->fail++;
 	else if (!strcmp(verdict, "skip")) t->skip++;

@@ -13,14 +13,21 @@
 
 struct tally {
 	unsigned pass, fail, skip, unsupported, inconclusive, error, total, done;
+	unsigned lost;           /* results the database refused */
+	char lost_why[512];      /* the first refusal's message */
 };
 
 /* Record the result JSON of one pair (a malformed one becomes verdict
  * error), print its line on echo (NULL: quiet), count it.  observed (may be NULL) receives
- * "verdict|observed|reason".  0, or -EIO when the database refused it. */
+ * "verdict|observed|reason".  0, or -EIO when the database refused it: then
+ * it says so on stderr and counts it in t->lost (the line still prints). */
 int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
 		  const char *runner, uint64_t seed, const char *json,
 		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen);
+
+/* After a run: when any result was lost, says on stderr how many, where and
+ * why, and returns 1; else 0. */
+int runlog_lost_report(const struct tally *t, const char *dbpath);
 
 /* On a terminal: a live line with the counts and the current scenario. */
 void runlog_progress(const struct tally *t, const char *current, bool tty);

@@ -80,39 +80,137 @@ static int doctor(const struct scen_paths *p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
-int smoke_main(const struct scen_paths *p, int argc, char **argv)
+/* Runs the properties against one runner and prints its line.  Returns 1
+ * when a property of a subject (ref, or any runner named with --runner)
+ * fails, else 0. */
+static int smoke_runner(const struct scen_paths *p, struct db *db, int64_t run_id,
+			const char *runner, bool subject, const struct scen_list *all,
+			struct tally *t)
+{
+	char line[2048] = "";
+	int failed = 0;
+
+	for (size_t k = 0; k < N_PROPS; k++) {
+		const struct scen *s = NULL;
+		char *json = NULL, obs[512] = "";
+		bool ok, na;
+
+		for (size_t i = 0; i < all->n; i++)
+			if (strcmp(all->v[i].id, props[k].scenario) == 0)
+				s = &all->v[i];
+		if (!s)
+			continue;
+		if (scen_run_pair(p, s, runner, 1, 30, &json) < 0)
+			json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
+		runlog_record(db, run_id, s, runner, 1, json, t, false, NULL, obs, sizeof(obs));
+		free(json);
+		ok = strncmp(obs, "pass|", 5) == 0;
+		na = !strncmp(obs, "skip|", 5) || !strncmp(obs, "unsupported|", 12);
+		if (!ok && !na && subject)
+			failed = 1;
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s: %s", line[0] ? "; " : "",
+			 props[k].name, ok ? "yes" : na ? "n/a" : "NO");
+		if (!ok && !na)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " - %s", props[k].broken);
+	}
+	printf("%s: %s\n", runner, line);
+	fflush(stdout);
+	return failed;
+}
+
+/* Opens the database under out and records the run and scenario rows.
+ * Returns 0, or smoke's exit status (message printed). */
+static int smoke_begin(const struct scen_paths *p, const char *out, unsigned wait_s,
+		       const struct scen_list *all, char *dbpath, size_t len,
+		       struct db **db, int64_t *run_id)
+{
+	char err[1024] = "", *env;
+	struct db_run run;
+
+	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
+	    snprintf(dbpath, len, "%s/linux.sqlite", out) >= (int)len ||
+	    db_open_wait(dbpath, wait_s * 1000u, db, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
+		return 2;
+	}
+	env = envinfo_json(p, "ref");
+	run = envinfo_run(env);
+	run.runners = "smoke";
+	run.filter = "smoke";
+	run.seed = 1;
+	*run_id = db_run_begin(*db, &run);
+	free(env);
+	if (*run_id < 0) {
+		fprintf(stderr, "sandproof smoke: cannot record the run: %s\n", db_last_error(*db));
+		db_close(*db);
+		return 3;
+	}
+	for (size_t i = 0; i < all->n; i++) {
+		struct db_scenario sc = {all->v[i].id, all->v[i].area, all->v[i].clauses,
+					 all->v[i].claim, all->v[i].file, all->v[i].expect_json};
+
+		if (db_scenario_put(*db, &sc) < 0)
+			fprintf(stderr, "sandproof smoke: %s: %s\n", all->v[i].id, db_last_error(*db));
+	}
+	return 0;
+}
+
+/* Parses smoke's options; 0, or 2 after printing the usage error. */
+static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const char **out,
+		       const char **only, unsigned *wait_s)
 {
 	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
-					     {"runner", required_argument, NULL, 'r'}, {0}};
-	const char *out = "sandproof-out", *only = NULL;
-	char dbpath[PATH_MAX], err[1024] = "";
-	struct scen_list all;
-	struct db *db;
-	struct tally t = {0};
-	int64_t run_id;
-	int c, ref_failed = 0;
+					     {"runner", required_argument, NULL, 'r'},
+					     {"db-wait", required_argument, NULL, 'w'}, {0}};
+	unsigned long v = 0;
+	char *end = NULL;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:r:", opts, NULL)) != -1) {
-		if (c == 'o')
-			out = optarg;
-		else if (c == 'r')
-			only = optarg;
-		else {
-			fprintf(stderr, "sandproof smoke: bad option\n"
-				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]]\n");
+		if (c == 'w') {
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+		}
+		if (c == 'o') {
+			*out = optarg;
+		} else if (c == 'r') {
+			*only = optarg;
+		} else if (c == 'w' && !errno && !*end && end != optarg && optarg[0] != '-' &&
+			   v <= DB_WAIT_MAX_S) {
+			*wait_s = (unsigned)v;
+		} else {
+			fprintf(stderr, "sandproof smoke: bad option or number\n"
+				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n");
 			return 2;
 		}
 	}
-	if (only) {
+	if (*only) {
 		char copy[256], *save = NULL;
 
-		snprintf(copy, sizeof(copy), "%s", only);
+		snprintf(copy, sizeof(copy), "%s", *only);
 		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			if (!scen_runner_known(p, tok)) {
 				fprintf(stderr, "sandproof smoke: unknown runner: %s\n", tok);
 				return 2;
 			}
 	}
+	return 0;
+}
+
+int smoke_main(const struct scen_paths *p, int argc, char **argv)
+{
+	const char *out = "sandproof-out", *only = NULL;
+	char dbpath[PATH_MAX], err[1024] = "";
+	unsigned wait_s = DB_WAIT_MS / 1000;
+	struct scen_list all;
+	struct db *db;
+	struct tally t = {0};
+	int64_t run_id;
+	int rc, ref_failed = 0;
+
+	rc = smoke_parse(p, argc, argv, &out, &only, &wait_s);
+	if (rc)
+		return rc;
 	printf("== host prerequisites (sandproof-ref doctor)\n");
 	fflush(stdout);
 	if (doctor(p) != 0) {
@@ -123,70 +221,35 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 		fprintf(stderr, "sandproof smoke: %s\n", err);
 		return 2;
 	}
-	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
-	    snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out) >= (int)sizeof(dbpath) ||
-	    db_open(dbpath, &db, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
+	rc = smoke_begin(p, out, wait_s, &all, dbpath, sizeof(dbpath), &db, &run_id);
+	if (rc) {
 		scen_list_free(&all);
-		return 2;
-	}
-	{
-		char *env = envinfo_json(p, "ref");
-		struct db_run run = envinfo_run(env);
-
-		run.runners = "smoke";
-		run.filter = "smoke";
-		run.seed = 1;
-		run_id = db_run_begin(db, &run);
-		free(env);
-	}
-	for (size_t i = 0; i < all.n; i++) {
-		struct db_scenario sc = {all.v[i].id, all.v[i].area, all.v[i].clauses,
-					 all.v[i].claim, all.v[i].file, all.v[i].expect_json};
-
-		db_scenario_put(db, &sc);
+		return rc;
 	}
 	printf("\n== properties\n");
 	for (size_t r = 0; (only ? extra_runner(only, r) : candidates[r]); r++) {
 		const char *runner = only ? extra_runner(only, r) : candidates[r];
-		char line[2048] = "";
 
 		if (!scen_runner_known(p, runner))
 			continue;
 		if (only && !in_list(only, runner))
 			continue;
-		for (size_t k = 0; k < N_PROPS; k++) {
-			const struct scen *s = NULL;
-			char *json = NULL, obs[512] = "";
-			bool ok;
-
-			for (size_t i = 0; i < all.n; i++)
-				if (strcmp(all.v[i].id, props[k].scenario) == 0)
-					s = &all.v[i];
-			if (!s)
-				continue;
-			if (scen_run_pair(p, s, runner, 1, 30, &json) < 0)
-				json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
-			runlog_record(db, run_id, s, runner, 1, json, &t, false, NULL, obs, sizeof(obs));
-			free(json);
-			ok = strncmp(obs, "pass|", 5) == 0;
-			/* the subject: ref, or every runner named with --runner */
-			if (!ok && (only || strcmp(runner, "ref") == 0) &&
-			    strncmp(obs, "skip|", 5) != 0 && strncmp(obs, "unsupported|", 12) != 0)
-				ref_failed = 1;
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s: %s", line[0] ? "; " : "",
-				 props[k].name,
-				 ok ? "yes" : (!strncmp(obs, "skip|", 5) || !strncmp(obs, "unsupported|", 12))
-					? "n/a" : "NO");
-			if (!ok && strncmp(obs, "skip|", 5) && strncmp(obs, "unsupported|", 12))
-				snprintf(line + strlen(line), sizeof(line) - strlen(line), " - %s", props[k].broken);
-		}
-		printf("%s: %s\n", runner, line);
-		fflush(stdout);
+		/* the subject: ref, or every runner named with --runner */
+		ref_failed |= smoke_runner(p, db, run_id, runner, only || !strcmp(runner, "ref"),
+					   &all, &t);
 	}
-	db_run_finish(db, run_id, NULL);
+	rc = ref_failed ? 1 : 0;
+	if (db_run_finish(db, run_id, NULL) < 0) {
+		fprintf(stderr, "sandproof smoke: cannot record the end of the run in %s: %s\n",
+			dbpath, db_last_error(db));
+		rc = 3;
+	}
 	db_close(db);
 	scen_list_free(&all);
-	printf("\nrecorded in %s\n", dbpath);
-	return ref_failed ? 1 : 0;
+	if (!t.lost)
+		printf("\nrecorded in %s\n", dbpath);
+	fflush(stdout);
+	if (runlog_lost_report(&t, dbpath))
+		rc = 3;
+	return rc;
 }

@@ -575,6 +575,181 @@ static void test_roundtrip(void)
 	     "integrity_check: %s", err);
 }
 
+/* ---- a lock held by another process; a corrupt file ---------------------------- */
+
+/* Forks a child that holds the write lock on path (BEGIN IMMEDIATE on a raw
+ * connection) until *release is closed.  Returns its pid once it holds the
+ * lock, or -1. */
+static pid_t lock_hold(const char *path, int *release)
+{
+	int up[2], down[2];
+	char c = 0;
+	pid_t pid, parent = getpid();
+
+	if (pipe(up) || pipe(down))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		sqlite3 *h = NULL;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
+		close(up[0]);
+		close(down[1]);
+		if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+		    sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(2);
+		if (write(up[1], "L", 1) != 1 || read(down[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);       /* the lock goes with the process */
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0 || read(up[0], &c, 1) != 1 || c != 'L') {
+		close(up[0]);
+		close(down[1]);
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		return -1;
+	}
+	close(up[0]);
+	*release = down[1];
+	return pid;
+}
+
+static void test_locked(void)
+{
+	PATH(path, "held.sqlite");
+	struct db *db = NULL;
+	struct db_result res = {
+		.runner = "ref", .scenario_id = sc1.id, .verdict = "pass", .expected = "pass",
+		.attempts = 1, .windows_hit = -1, .min_windows = -1, .duration_ms = -1,
+	};
+	int64_t run_id, r1, r2, r3, r4;
+	int release = -1, st = 0;
+	char err[512];
+	pid_t pid;
+
+	if (!t_ok(db_open_wait(path, 200, &db, err, sizeof err) == 0, "open with a 200 ms bound (%s)", err))
+		return;
+	run_id = db_run_begin(db, &run1);
+	res.run_id = run_id;
+	db_scenario_put(db, &sc1);
+	pid = lock_hold(path, &release);
+	if (!t_ok(pid > 0, "another process holds the write lock")) {
+		db_close(db);
+		return;
+	}
+	r1 = db_run_begin(db, &run1);
+	t_ok(r1 == -EBUSY && strstr(db_last_error(db), "locked by another process (waited 0.2 s)"),
+	     "db_run_begin gives up after the bound: -EBUSY (%lld: %s)", (long long)r1, db_last_error(db));
+	r2 = db_scenario_put(db, &sc1);
+	t_ok(r2 == -EBUSY, "db_scenario_put too (%lld)", (long long)r2);
+	r3 = db_result_add(db, &res, ev1, 3);
+	t_ok(r3 == -EBUSY, "db_result_add with evidence too (%lld)", (long long)r3);
+	r4 = db_run_finish(db, run_id, NULL);
+	t_ok(r4 == -EBUSY, "db_run_finish too (%lld)", (long long)r4);
+	close(release);
+	waitpid(pid, &st, 0);
+	t_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the holder let go (status %#x)", st);
+	t_ok(sq_int(path, "SELECT count(*) FROM run") == 1 && count_results(path) == 0 &&
+	     sq_int(path, "SELECT count(*) FROM evidence") == 0,
+	     "nothing of the refused writes was recorded");
+	r3 = db_result_add(db, &res, ev1, 3);
+	t_ok(r3 > 0 && db_run_finish(db, run_id, NULL) == 0 &&
+	     sq_int(path, "SELECT count(*) FROM evidence") == 3,
+	     "once released the same handle records (%lld %s)", (long long)r3, db_last_error(db));
+	db_close(db);
+}
+
+/* Makes path a database with one result, then overwrites the root page of
+ * the index result_by_scenario_runner: with garbage (how 0), or only by
+ * changing one byte of the scenario id it holds (how 1), which leaves every
+ * page well formed but the index disagreeing with its table.  The header and
+ * every table page stay intact, so only an integrity check can tell.  How 2:
+ * garbage over the schema (page 1 after its 100-byte file header).  Returns
+ * 0 or -1. */
+static int corrupt_make(const char *path, int how)
+{
+	struct db *db = NULL;
+	struct db_result res = {
+		.runner = "ref", .scenario_id = sc1.id, .verdict = "pass", .expected = "pass",
+		.attempts = 1, .windows_hit = -1, .min_windows = -1, .duration_ms = -1,
+	};
+	unsigned char page[4096], *hit;
+	int64_t root, psize;
+	off_t at;
+	char err[512];
+	size_t i;
+	int fd, ok;
+
+	if (db_open(path, &db, err, sizeof err))
+		return -1;
+	res.run_id = db_run_begin(db, &run1);
+	ok = db_scenario_put(db, &sc1) == 0 && db_result_add(db, &res, ev1, 3) > 0;
+	db_close(db);  /* the last close checkpoints the WAL into the file */
+	root = sq_int(path, "SELECT rootpage FROM sqlite_master WHERE name = 'result_by_scenario_runner'");
+	psize = sq_int(path, "PRAGMA page_size");
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (!ok || fd < 0 || root < 2 || psize != (int64_t)sizeof page) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	at = how == 2 ? 0 : (off_t)((root - 1) * psize);
+	ok = pread(fd, page, sizeof page, at) == (ssize_t)sizeof page;
+	hit = memmem(page, sizeof page, sc1.id, strlen(sc1.id));
+	if (how == 1 && hit)
+		hit[0] ^= 1;    /* 'n' -> 'o': a key no result has */
+	for (i = how == 2 ? 100 : 0; how != 1 && i < sizeof page; i++)
+		page[i] = (unsigned char)(i * 131u + 7u);
+	ok = ok && (hit || how != 1) &&
+	     pwrite(fd, page, sizeof page, at) == (ssize_t)sizeof page;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void test_corrupt(void)
+{
+	PATH(garbled, "garbled.sqlite");
+	PATH(subtle, "subtle.sqlite");
+	PATH(schema, "schema.sqlite");
+	struct db *db = NULL;
+	char err[512], *before, *after;
+	size_t n_before = 0, n_after = 0;
+	int r;
+
+	if (!t_ok(corrupt_make(garbled, 0) == 0 && corrupt_make(subtle, 1) == 0 &&
+		  corrupt_make(schema, 2) == 0, "made three corrupt databases"))
+		return;
+	before = slurp(garbled, &n_before);
+	r = db_open(garbled, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, garbled) && strstr(err, "corrupt database"),
+	     "db_open refuses a database with a garbage page by name (%d: %s)", r, err);
+	after = slurp(garbled, &n_after);
+	t_ok(before && after && n_before == n_after && memcmp(before, after, n_after) == 0,
+	     "and leaves it untouched");
+	free(before);
+	free(after);
+	r = db_open_readonly(garbled, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, "corrupt database"),
+	     "db_open_readonly refuses it too (%d: %s)", r, err);
+	r = db_open(subtle, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, subtle) &&
+	     strstr(err, "corrupt database (integrity_check: ") && strstr(err, "result_by_scenario_runner"),
+	     "db_open refuses an index that disagrees with its table, naming it (%d: %s)", r, err);
+	r = db_open_readonly(subtle, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db, "db_open_readonly too (%d)", r);
+	r = db_open(schema, &db, err, sizeof err);
+	t_ok(r == -EINVAL && !db && strstr(err, "corrupt database") &&
+	     !strstr(err, "not a sqlite database"),
+	     "a garbled schema page is called corrupt, not foreign (%d: %s)", r, err);
+}
+
 /* ---- SIGKILL mid-run ------------------------------------------------------------ */
 
 /* The child: records results as fast as it can and reports each id on fd
@@ -723,6 +898,8 @@ int main(int argc, char **argv)
 	test_create();
 	test_refuse();
 	test_roundtrip();
+	test_locked();
+	test_corrupt();
 	test_sigkill();
 	cleanup();
 	return t_done();

@@ -224,5 +224,125 @@ env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/
 n=$((n + 1))
 if [ ! -e "$held" ]; then pass=$((pass + 1)); echo "ok $n - once released, it is removed"
 else fail=$((fail + 1)); echo "not ok $n - a released directory was kept"; rm -rf "$held"; fi
+# ---- results are never lost silently ----------------------------------------
+# scenarios for the store checks: fs.s1 passes; fs.s2 waits for $tmp/go (a
+# lock holder's signal) or, given $tmp/full, fills that file system first;
+# fs.s3 passes
+mkdir -p "$tmp/st/fs"
+for id in s1 s3; do
+	printf 'return scenario { id = "fs.%s", clauses = {"FS-1"}, claim = "x",\n  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },\n  run = function(t) return "ok" end }\n' "$id" >"$tmp/st/fs/$id.lua"
+done
+cat >"$tmp/st/fs/s2.lua" <<LUA
+return scenario { id = "fs.s2", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  run = function(t)
+    if sp.exists("$tmp/full/out") then -- fill the tmpfs the database is on
+      local big = string.rep("x", 4 * 1024 * 1024)
+      sp.write("$tmp/full/out/fill1", big)
+      assert(not sp.write("$tmp/full/out/fill2", big), "the file system did not fill up")
+      return "ok"
+    end
+    local t0 = sp.now_ms()
+    while not sp.exists("$tmp/go") and sp.now_ms() - t0 < 60000 do sp.sleep_ms(20) end
+    return "ok"
+  end }
+LUA
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# A full output file system: a tmpfs in a mount namespace of our own (as an
+# unprivileged user: with a user namespace), filled up by fs.s2.
+if [ "$(id -u)" -eq 0 ]; then ns="unshare -m"; else ns="unshare -rm"; fi
+mkdir -p "$tmp/full"
+if $ns sh -c 'mount -t tmpfs -o size=1m sandproof-full "$1"' sh "$tmp/full" 2>"$tmp/err"; then
+	for cmd in run smoke; do
+		if [ $cmd = run ]; then args="run --runner none --out $tmp/full/out"
+		else args="smoke --runner none --out $tmp/full/out"; fi
+		# smoke: doctor is a stand-in that says yes; s2 plays two of its properties
+		rm -f "$tmp/st/fs/p1.lua" "$tmp/st/fs/p2.lua"
+		[ $cmd = smoke ] && sed 's/"fs.s2"/"fs.outside_sibling"/' "$tmp/st/fs/s2.lua" >"$tmp/st/fs/p1.lua" &&
+			sed 's/"fs.s1"/"net.deny.host_loopback"/' "$tmp/st/fs/s1.lua" >"$tmp/st/fs/p2.lua"
+		printf '#!/bin/sh\nexit 0\n' >"$tmp/yes" && chmod +x "$tmp/yes"
+		env SANDPROOF_SCENARIOS="$tmp/st" SANDPROOF_REF="$tmp/yes" $ns sh -c \
+			'mount -t tmpfs -o size=1m sandproof-full "$1" && mkdir "$1/out" && shift && exec "$@"' \
+			sh "$tmp/full" "$sp" $args >"$tmp/out" 2>"$tmp/err"
+		st=$?
+		want="2 results could not be recorded in $tmp/full/out/linux.sqlite: .*full"
+		if [ $st -eq 3 ] && grep -q "$want" "$tmp/err" &&
+		   { [ $cmd = smoke ] || [ "$(grep -c '^pass .*fs.s' "$tmp/out")" -eq 3 ]; }; then
+			ok "$cmd on a full file system: exit 3, the lost results counted and why"
+		else
+			notok "$cmd on a full file system (exit $st): $(cat "$tmp/out" "$tmp/err" | head -c 600)"
+		fi
+	done
+	rm -f "$tmp/st/fs/p1.lua" "$tmp/st/fs/p2.lua"
+else
+	skip "full file system: cannot mount a tmpfs in a namespace of our own ($(head -c 200 "$tmp/err"))"
+	skip "smoke on a full file system: same"
+fi
+# A database another process holds locked: fs.s2 waits until the holder
+# (sqlite3 with BEGIN EXCLUSIVE, fed through a fifo we close to release it)
+# has the lock; fs.s2's and fs.s3's results then wait out --db-wait 1 and
+# are lost; the run says so and exits 3.  Held less than the bound, they wait
+# and are recorded.
+lockrun() { # DIR HOLD_S WAIT_ARGS...: run s1..s3 while a holder locks DIR's database
+	dir=$1 hold=$2
+	shift 2
+	rm -f "$tmp/go" "$tmp/fifo"
+	mkfifo "$tmp/fifo"
+	env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --out "$dir" "$@" >"$tmp/out" 2>"$tmp/err" &
+	hp=$!
+	i=0
+	until [ "$(sqlite3 "$dir/linux.sqlite" 'select count(*) from result' 2>/dev/null)" = 1 ]; do
+		[ $i -lt 600 ] && kill -0 "$hp" 2>/dev/null || break
+		sleep 0.05; i=$((i + 1))
+	done
+	sqlite3 "$dir/linux.sqlite" <"$tmp/fifo" >/dev/null 2>&1 &
+	lp=$!
+	exec 8>"$tmp/fifo"
+	# .bail: a holder that did not get the lock never signals fs.s2
+	printf '.timeout 10000\n.bail on\nBEGIN EXCLUSIVE;\n.shell touch %s\n' "$tmp/go" >&8
+	if [ "$hold" -gt 0 ]; then
+		i=0
+		while [ ! -e "$tmp/go" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+		sleep "$hold"
+		exec 8>&-
+		wait "$hp"; st=$?
+	else
+		wait "$hp"; st=$?
+		exec 8>&-
+	fi
+	wait "$lp"
+}
+lockrun "$tmp/lk" 0 --db-wait 1
+got=$(sqlite3 "$tmp/lk/linux.sqlite" 'select count(*) from result')
+if [ $st -eq 3 ] && grep -q "2 results could not be recorded in $tmp/lk/linux.sqlite: .*locked" "$tmp/err" &&
+   [ "$(grep -c '^pass .*fs.s' "$tmp/out")" -eq 3 ] && [ "$got" = 1 ]; then
+	ok "a database locked beyond --db-wait: exit 3, 2 results lost and said so, 1 recorded"
+else
+	notok "locked database (exit $st, $got recorded): $(cat "$tmp/out" "$tmp/err" | head -c 600)"
+fi
+lockrun "$tmp/lk2" 3
+got=$(sqlite3 "$tmp/lk2/linux.sqlite" 'select count(*) from result')
+if [ $st -eq 0 ] && [ "$got" = 3 ]; then ok "a lock held 3 s, within the default bound: waited, all 3 recorded"
+else notok "lock within the bound (exit $st, $got recorded): $(head -c 400 "$tmp/err")"; fi
+# A corrupt database (garbage over an index page) is refused by name before
+# anything is appended to it, by run and by report, diff and merge.
+env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --filter fs.s1 --out "$tmp/cor" >/dev/null 2>&1
+db=$tmp/cor/linux.sqlite
+page=$(sqlite3 "$db" "select rootpage from sqlite_master where name = 'result_by_scenario_runner'")
+psize=$(sqlite3 "$db" 'pragma page_size')
+head -c "$psize" /dev/urandom | dd of="$db" bs="$psize" seek=$((page - 1)) conv=notrunc 2>/dev/null
+sum=$(md5sum <"$db")
+env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --filter fs.s1 --out "$tmp/cor" >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 2 ] && grep -q "$db: .*corrupt" "$tmp/err" && [ "$(md5sum <"$db")" = "$sum" ] && [ ! -s "$db-wal" ]; then
+	ok "run refuses a corrupt database by name, exit 2, the file untouched"
+else
+	notok "corrupt database (exit $st): $(head -c 400 "$tmp/err")"
+fi
+expect 2 "$db: .*corrupt" "report refuses a corrupt database" "$sp" report "$db" -o "$tmp/r.html"
+expect 2 "$db: .*corrupt" "diff refuses a corrupt database" "$sp" diff "$tmp/lk2/linux.sqlite" "$db"
+expect 2 "$db: .*corrupt" "merge refuses a corrupt input" "$sp" merge "$tmp/lk2/linux.sqlite" "$db" -o "$tmp/m.sqlite"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
