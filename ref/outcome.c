@@ -75,15 +75,35 @@ static void write_runtime(struct jw *w, const struct outcome_runtime *r)
 	jw_obj_close(w);
 }
 
-static void write_stream(struct jw *w, const char *name, const char *count,
-			 const struct capture *c, bool captured)
+/* One captured stream, lossless and bounded (PROC-7, OUT-7): the kept
+ * bytes as a JSON string when they are valid UTF-8 and escaping them costs
+ * no more than base64 would, else as base64.  Either way the value is at
+ * most JW_BASE64_LEN(kept) bytes between its quotes.  A stream cut inside
+ * a UTF-8 character keeps the text form without the cut character's
+ * first bytes (they went with the rest past the bound). */
+static void write_stream(struct jw *w, const char *name, const char *enc,
+			 const char *count, const struct capture *c, bool captured)
 {
+	const char *buf = c->buf ? c->buf : "";
+	size_t n = c->len;
+
 	if (!captured) {
 		jw_null(w, name);
+		jw_null(w, enc);
 		jw_null(w, count);
 		return;
 	}
-	jw_strn(w, name, c->buf ? c->buf : "", c->len);
+	if (capture_truncated(c))
+		n = jw_utf8_complete(buf, n);
+	if (jw_text_len(buf, n) <= JW_BASE64_LEN(c->len)) {
+		jw_strn(w, name, buf, n);
+		jw_str(w, enc, "utf-8");
+	} else {
+		jw_raw_open(w, name);
+		jw_base64(w->f, buf, c->len);
+		jw_raw_close(w);
+		jw_str(w, enc, "base64");
+	}
 	jw_uint(w, count, c->total);
 }
 
@@ -108,8 +128,8 @@ int outcome_write(const struct outcome *o, FILE *f)
 		jw_null(&w, "signal");
 	}
 	jw_obj_close(&w);
-	write_stream(&w, "stdout", "stdout_bytes", &o->out, o->captured);
-	write_stream(&w, "stderr", "stderr_bytes", &o->err, o->captured);
+	write_stream(&w, "stdout", "stdout_encoding", "stdout_bytes", &o->out, o->captured);
+	write_stream(&w, "stderr", "stderr_encoding", "stderr_bytes", &o->err, o->captured);
 	jw_bool(&w, "truncated", o->captured && (capture_truncated(&o->out) ||
 						 capture_truncated(&o->err)));
 	jw_arr_open(&w, "denials");

@@ -10,7 +10,14 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "jw.h"
 #include "platform.h"
+
+/* The outcome line is at most 2 * (JW_BASE64_LEN(L) + 2) + OUTCOME_FIXED_MAX
+ * bytes, L = output_limit_bytes (OUT-7): each stream's value is at most
+ * base64 of what was kept (outcome.c), and everything else is made of
+ * fixed-size fields and bounded lists (test_capture checks the maximum). */
+#define OUTCOME_FIXED_MAX (640 * 1024)
 
 enum outcome_kind {
 	OK_SUCCESS,

@@ -31,6 +31,15 @@ function M.sandbox(t, spec)
   -- the outcome is the JSON on stdout, whatever the exit status says
   local outcome = r.stdout ~= "" and sp.json_decode(r.stdout) or nil
   if type(outcome) ~= "table" or not outcome.kind then outcome = nil end
+  -- captured streams are lossless: a JSON string, or base64 when the
+  -- bytes are not UTF-8 text (or would cost more escaped) (OUT-7)
+  for _, k in ipairs(outcome and { "stdout", "stderr" } or {}) do
+    if outcome[k .. "_encoding"] == "base64" then
+      local bytes, err = sp.base64_decode(outcome[k])
+      if not bytes then error({ sp_error = "outcome " .. k .. ": " .. tostring(err) }, 0) end
+      outcome[k] = bytes
+    end
+  end
   if not outcome then
     -- no outcome: the request was refused or the runner died; make it a
     -- visible outcome rather than a guess
