@@ -17,13 +17,15 @@ const char *outcome_kind_name(enum outcome_kind k)
 	case OK_ENFORCEMENT_DENIED: return "enforcement_denied";
 	case OK_SANDBOX_SETUP_FAILURE: return "sandbox_setup_failure";
 	case OK_EXECUTABLE_NOT_FOUND: return "executable_not_found";
+	case OK_LIMIT_EXCEEDED: return "limit_exceeded";
 	}
 	return "sandbox_setup_failure";
 }
 
 /* completed: the command ran to its own end; failed: it never ran (setup or
  * exec); denied: the runner stopped it for a policy violation; cancelled:
- * stopped by timeout or by the caller. */
+ * stopped by a bound of the request (its timeout, a resource limit) or by
+ * the caller. */
 const char *outcome_state_name(enum outcome_kind k)
 {
 	switch (k) {
@@ -31,6 +33,7 @@ const char *outcome_state_name(enum outcome_kind k)
 	case OK_APPLICATION_FAILURE: return "completed";
 	case OK_ENFORCEMENT_DENIED: return "denied";
 	case OK_TIMED_OUT:
+	case OK_LIMIT_EXCEEDED:
 	case OK_CANCELLED: return "cancelled";
 	default: return "failed";
 	}
@@ -50,6 +53,28 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);
+	jw_obj_open(w, "limits");
+	for (int i = 0; i < LIMIT_COUNT; i++) {
+		if (!e->limits[i].value) {
+			jw_null(w, limit_names[i]);
+			continue;
+		}
+		jw_obj_open(w, limit_names[i]);
+		jw_uint(w, "value", e->limits[i].value);
+		jw_str(w, "via", e->limits[i].via);
+		jw_obj_close(w);
+	}
+	jw_obj_close(w);
+	jw_obj_close(w);
+}
+
+/* The kernel counters of the limits enforced through one (LIM-7). */
+static void write_limit_events(struct jw *w, const struct limit_report *r)
+{
+	jw_obj_open(w, "limit_events");
+	for (int i = 0; i < LIMIT_COUNT; i++)
+		if (r->counted[i])
+			jw_uint(w, limit_names[i], r->events[i]);
 	jw_obj_close(w);
 }
 
@@ -144,6 +169,9 @@ int outcome_write(const struct outcome *o, FILE *f)
 	jw_arr_close(&w);
 	jw_uint(&w, "denials_dropped", o->denials.dropped);
 	write_enforcement(&w, &o->enf);
+	write_limit_events(&w, &o->limits);
+	if (o->kind == OK_LIMIT_EXCEEDED)
+		jw_str(&w, "limit", limit_names[o->limits.killed_by]);
 	write_runtime(&w, &o->runtime);
 	if (o->kind == OK_SANDBOX_SETUP_FAILURE) {
 		jw_obj_open(&w, "setup_error");
@@ -169,6 +197,7 @@ int outcome_exit_status(const struct outcome *o)
 	switch (o->kind) {
 	case OK_SUCCESS:
 	case OK_APPLICATION_FAILURE:
+	case OK_LIMIT_EXCEEDED:
 		if (o->exec_errno)
 			return 126;
 		return o->signal ? 128 + o->signal : o->exit_code;

@@ -27,6 +27,7 @@ enum outcome_kind {
 	OK_ENFORCEMENT_DENIED,
 	OK_SANDBOX_SETUP_FAILURE,
 	OK_EXECUTABLE_NOT_FOUND,
+	OK_LIMIT_EXCEEDED,
 };
 
 #define OUTCOME_RUNTIME_MAX 32
@@ -53,6 +54,7 @@ struct outcome {
 	struct setup_error setup;  /* kind == OK_SANDBOX_SETUP_FAILURE */
 	int exec_errno;            /* execve failed with this */
 	int cancel_signal;         /* kind == OK_CANCELLED */
+	struct limit_report limits; /* killed_by: kind == OK_LIMIT_EXCEEDED */
 	uint64_t duration_ms;
 	struct outcome_runtime runtime;
 };

@@ -261,6 +261,11 @@ static void fixed_part_bounded(void)
 		memset(o.runtime.skipped[i], 1, sizeof(o.runtime.skipped[i]) - 1);
 	}
 	o.enf.backend = "linux";
+	for (int i = 0; i < LIMIT_COUNT; i++) {
+		o.enf.limits[i] = (struct limit_applied){UINT64_MAX, "cgroup-v1"};
+		o.limits.counted[i] = true;
+		o.limits.events[i] = UINT64_MAX;
+	}
 	o.duration_ms = UINT64_MAX;
 	o.out.total = o.err.total = UINT64_MAX;
 	t_ok(f && outcome_write(&o, f) == 0 && fclose(f) == 0, "maximal outcome written");
