@@ -101,6 +101,10 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 	lua_setfield(L, -2, "stderr");
 	lua_pushinteger(L, (lua_Integer)r->duration_ms);
 	lua_setfield(L, -2, "duration_ms");
+	lua_pushinteger(L, (lua_Integer)r->maxrss_kib);
+	lua_setfield(L, -2, "maxrss_kib");
+	lua_pushinteger(L, (lua_Integer)r->cpu_ms);
+	lua_setfield(L, -2, "cpu_ms");
 	lua_pushinteger(L, (lua_Integer)r->hold_calls);
 	lua_setfield(L, -2, "hold_total");
 	lua_pushboolean(L, r->hold_hit);

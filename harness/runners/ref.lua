@@ -49,9 +49,11 @@ function M.sandbox(t, spec)
   end
   -- harness_killed: processes the harness itself had to kill after the
   -- runner ended (its residue; a runner that holds PROC-10 leaves none)
+  -- maxrss_kib, cpu_ms: the kernel's account of the runner and everything
+  -- it reaped (the sandbox's processes), as the harness saw it
   return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
            hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
-           harness_killed = r.leftovers }
+           harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end
 
 -- The host check (SETUP-4): `sandproof-ref doctor`, through t:spawn so a

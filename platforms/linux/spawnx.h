@@ -110,6 +110,9 @@ struct spawnx_result {
 	char setup_step[32];  /* "setns user", "mount private", "seccomp",
 				 "exec", ... */
 	uint64_t duration_ms; /* start to end of the program */
+	long maxrss_kib;      /* the kernel's peak resident size of the program
+				 and of every descendant reaped below it */
+	uint64_t cpu_ms;      /* their CPU time, user + system */
 
 	/* captured output, NUL-terminated, owned */
 	char *out, *err;

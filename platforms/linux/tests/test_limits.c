@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -112,11 +113,36 @@ static void defaults_reported(void)
 	enf_run_free(&e);
 }
 
-/* A fork bomb of 200 under pids=16: the probe and exactly 15 children. */
+/* Idle processes of this user outside the sandbox, dying with us. */
+static int host_procs(pid_t *v, int n)
+{
+	pid_t self = getpid();
+	int k = 0;
+
+	for (; k < n; k++) {
+		v[k] = fork();
+		if (v[k] < 0)
+			break;
+		if (v[k] == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != self)
+				_exit(0);
+			pause();
+			_exit(0);
+		}
+	}
+	return k;
+}
+
+/* A fork bomb of 200 under pids=16: the probe and exactly 15 children,
+ * with 40 more processes of the same user outside the sandbox (they must
+ * not count: RLIMIT_NPROC is per user namespace, a cgroup per cgroup). */
 static void pids_bounded(void)
 {
 	struct enf_run e;
 	cJSON *req;
+	pid_t outside[40];
+	int n_out = host_procs(outside, 40);
 
 	for (int k = 0; k < 2; k++) {
 		req = lim_req(k ? "{\"pids\":16}" : "{\"pids\":64}");
@@ -139,6 +165,11 @@ static void pids_bounded(void)
 			     "LIM-7 the refused forks are counted (pids.events max %g)",
 			     oc_num(e.r.outcome, "limit_events.pids"));
 		enf_run_free(&e);
+	}
+	t_ok(n_out == 40, "40 processes of this user outside the sandbox meanwhile");
+	for (int i = 0; i < n_out; i++) {
+		kill(outside[i], SIGKILL); /* our unreaped children: pids not recycled */
+		waitpid(outside[i], NULL, 0);
 	}
 }
 
@@ -263,7 +294,7 @@ static void open_files_bounded(void)
 	enf_run(ref, req, &e);
 	t_ok(enf_ok(&e, 0) == 1 && enf_failed_with(&e, 1, "EMFILE") && enf_num(&e, 1, "opened") >= 20 &&
 		     enf_num(&e, 1, "opened") < 32 && value(&e, "open_files") == 32,
-	     "LIM-3 open_files=32: 20 open, then EMFILE below 32 (%g, %s)", enf_num(&e, 1, "opened"),
+	     "LIM-6 open_files=32: 20 open, then EMFILE below 32 (%g, %s)", enf_num(&e, 1, "opened"),
 	     enf_errno(&e, 1));
 	enf_run_free(&e);
 }
