@@ -281,9 +281,16 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			r = -EINVAL;
 			goto out;
 		}
-		if (o->fault_nth <= 1) {
+		if (o->fault_nth <= 1 && o->fault_arg1_set) {
+			/* compared as 32 bits, as the kernel reads an int */
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
+					     fault_nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+								  (uint32_t)o->fault_arg1));
+		} else if (o->fault_nth <= 1) {
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
 					     fault_nr, 0);
+		} else if (o->fault_arg1_set) {
+			r = -EINVAL; /* counted faults see every call: no argument filter */
 		} else {
 			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fault_nr, 0);
 			f->fault_nr = fault_nr;

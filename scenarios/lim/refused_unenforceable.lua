@@ -1,11 +1,12 @@
 -- A limit the request states but the runner cannot enforce refuses the
 -- run (fail closed), with nothing run: tmp_bytes where /tmp is the runtime
 -- root's tmp/ (a host directory: a workspace outside /tmp, RT-3) or the
--- host's own (an unrestricted filesystem), and open_files when setting it
--- fails (prlimit64 or setrlimit answering EPERM under a fault: one of them
--- must be how the runner sets it).  The oracle is
--- a marker the command would write into the workspace.  Positive control:
--- the same requests without the limit (and without the fault) run.
+-- host's own (an unrestricted filesystem), and cpu_seconds when setting it
+-- fails (prlimit64 of RLIMIT_CPU, resource 0, answering EPERM under a
+-- fault; other resources stay settable, as a sanitized runner's start-up
+-- needs).  The oracle is a marker the command would write into the
+-- workspace.  Positive control: the same requests without the limit (and
+-- without the fault) run.
 local MIB = 1024 * 1024
 
 return scenario {
@@ -28,27 +29,20 @@ return scenario {
     end
     local function attempt(case, limits, fault)
       local spec = { profile = profile(case, limits), cwd = ws, probe = { { "write", marker, "x" } } }
-      local r = fault and t:fault { syscall = fault, errno = "EPERM", sandbox = spec } or t:sandbox(spec)
+      local r = fault and t:fault { syscall = fault, errno = "EPERM", arg1 = 0, sandbox = spec }
+                      or t:sandbox(spec)
       local ran = sp.exists(marker)
       sp.unlink(marker)
       local o = r.outcome
       t:note("note", string.format("%s %s%s: kind %s step %s, command %s", case, sp.json_encode(limits or {}),
-        fault and (" under a " .. fault .. " fault") or "", tostring(o.kind),
+        fault and (" under a " .. fault .. "(RLIMIT_CPU) fault") or "", tostring(o.kind),
         tostring(o.setup_error and o.setup_error.step), ran and "ran" or "did not run"))
       return ran, o.kind == "sandbox_setup_failure" and o.setup_error.step or nil
     end
     if not attempt("workspace", nil) then return "control_failed:workspace" end
-    -- a runner may set rlimits through either call: one that ran under a
-    -- fault did not use that call; one of them must be its way
-    local faulted
-    for _, sys in ipairs { "prlimit64", "setrlimit" } do
-      local ran, step = attempt("workspace", { open_files = 256 }, sys)
-      -- (refused at the first rlimit it sets: open_files, or a default one)
-      local at_limit = step and step:match("^limits:") ~= nil
-      if not ran and not at_limit then return "refused_at:" .. tostring(step) end
-      faulted = faulted or at_limit
-    end
-    if not faulted then return "not_exercised" end
+    local ran, step = attempt("workspace", { cpu_seconds = 600 }, "prlimit64")
+    if ran then return "ran_anyway:prlimit64" end
+    if step ~= "limits:cpu_seconds" then return "refused_at:" .. tostring(step) end
     -- the runtime root last: runners without runtime roots stop there
     for _, case in ipairs { "unrestricted", "runtime" } do
       if not attempt(case, nil) then return "control_failed:" .. case end

@@ -324,13 +324,15 @@ static void cpu_bounded(void)
 	enf_run_free(&e);
 }
 
-/* Through sp_fault: a limit whose mechanism fails is refused. */
-static void faulted(const char *sys, const char *err, const char *limits, const char *want,
-		    const char *why)
+/* Through sp_fault (sys fails with err; with arg1, only calls whose
+ * second argument is arg1): a limit whose mechanism fails is refused. */
+static void faulted(const char *sys, const char *err, const char *arg1, const char *limits,
+		    const char *want, const char *why)
 {
 	char marker[PATH_MAX], *text;
-	char *argv[] = {(char *)fault, (char *)sys, (char *)err, "--", (char *)ref, "run",
-			"--request", "-", NULL};
+	char *argv[] = {(char *)fault, (char *)sys, (char *)err, (char *)(arg1 ? arg1 : "--"),
+			arg1 ? "--" : (char *)ref, arg1 ? (char *)ref : "run", arg1 ? "run" : "--request",
+			arg1 ? "--request" : "-", arg1 ? "-" : NULL, NULL};
 	cJSON *req = lim_req(limits);
 	struct refrun r;
 
@@ -357,12 +359,14 @@ static void faulted(const char *sys, const char *err, const char *limits, const 
 
 static void fail_closed(void)
 {
-	faulted("prlimit64,setrlimit", "EPERM", NULL, "limits:",
-		"the default rlimits cannot be set");
+	/* only prlimit64(pid, RLIMIT_CPU = 0, ...): a sanitizer's start-up
+	 * needs getrlimit of other resources */
+	faulted("prlimit64", "EPERM", "0", "{\"cpu_seconds\":600}", "limits:cpu_seconds",
+		"RLIMIT_CPU cannot be set");
 	if (getuid() == 0) {
-		faulted("mkdir", "EACCES", "{\"pids\":64}", "limits:pids",
+		faulted("mkdir", "EACCES", NULL, "{\"pids\":64}", "limits:pids",
 			"no cgroup, and RLIMIT_NPROC does not bind uid 0");
-		faulted("mkdir", "EACCES", NULL, NULL, "the default pids limit has no mechanism");
+		faulted("mkdir", "EACCES", NULL, NULL, NULL, "the default pids limit has no mechanism");
 	} else {
 		t_skipped("pids without a cgroup as root: this test runs unprivileged");
 	}
