@@ -115,11 +115,15 @@ static int cg_configure(struct limits_plan *lp, enum limits_cg ctl, int v, uint6
 }
 
 /* pids or memory through a cgroup.  Returns 1 when applied, else 0 with
- * *why the errno that made the cgroup unusable. */
-static int plan_cgroup(struct limits_plan *lp, enum limits_cg ctl, enum limit_id id,
-		       uint64_t want, uint64_t cg_value, int *why)
+ * *why the errno that made the cgroup unusable.  Only with a restricted
+ * filesystem: there the cgroup file system is read-only inside (FS-1);
+ * with the host's view writable, a sandbox whose uid owns the cgroup files
+ * (root, or the user a v2 subtree is delegated to) could write its way out
+ * of its cgroup or raise its limit. */
+static int plan_cgroup(const struct mplan *m, struct limits_plan *lp, enum limits_cg ctl,
+		       enum limit_id id, uint64_t want, uint64_t cg_value, int *why)
 {
-	int v = cg_for(lp, ctl), rc;
+	int v = m->restricted ? cg_for(lp, ctl) : -EOPNOTSUPP, rc;
 
 	if (v < 0) {
 		*why = -v;
@@ -149,13 +153,14 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static int plan_pids(const struct request *req, struct limits_plan *lp, struct setup_error *err)
+static int plan_pids(const struct request *req, const struct mplan *m, struct limits_plan *lp,
+		     struct setup_error *err)
 {
 	uint64_t want = limit_wanted(&req->limits, LIMIT_PIDS);
 	int why = EOPNOTSUPP;
 
 	/* + 1: the sandbox's pid 1 is in the count, the bound is the command's */
-	if (!want || plan_cgroup(lp, LIMITS_CG_PIDS, LIMIT_PIDS, want, want + 1, &why))
+	if (!want || plan_cgroup(m, lp, LIMITS_CG_PIDS, LIMIT_PIDS, want, want + 1, &why))
 		return 0;
 	if (nproc_faithful()) {
 		lp->nproc = min_u64(want + 1, hard_limit(RLIMIT_NPROC));
@@ -168,21 +173,24 @@ static int plan_pids(const struct request *req, struct limits_plan *lp, struct s
 	if (!req->limits.value[LIMIT_PIDS])
 		return 0;
 	return lerr(err, LIMIT_PIDS, why,
-		    "no pids cgroup can be made here, and RLIMIT_NPROC does not bind "
-		    "the sandbox's id (global uid 0, or a kernel before 5.14)");
+		    "no pids cgroup can be used here (none writable, or the filesystem is "
+		    "unrestricted), and RLIMIT_NPROC does not bind the sandbox's id (global "
+		    "uid 0, or a kernel before 5.14)");
 }
 
-static int plan_memory(const struct request *req, struct limits_plan *lp, struct setup_error *err)
+static int plan_memory(const struct request *req, const struct mplan *m,
+		       struct limits_plan *lp, struct setup_error *err)
 {
 	uint64_t want = limit_wanted(&req->limits, LIMIT_MEMORY);
 	int why = EOPNOTSUPP;
 
-	if (!want || plan_cgroup(lp, LIMITS_CG_MEMORY, LIMIT_MEMORY, want, want, &why) ||
+	if (!want || plan_cgroup(m, lp, LIMITS_CG_MEMORY, LIMIT_MEMORY, want, want, &why) ||
 	    !req->limits.value[LIMIT_MEMORY])
 		return 0;
-	return lerr(err, LIMIT_MEMORY, why,
-		    "no memory cgroup can be made here (cgroup v2 with memory delegated, or a "
-		    "writable cgroup v1 memory hierarchy); RLIMIT_AS bounds address space, not memory");
+	return lerr(err, LIMIT_MEMORY, why, !m->restricted
+		    ? "the filesystem is unrestricted: the sandbox could write its way out of a cgroup"
+		    : "no memory cgroup can be made here (cgroup v2 with memory delegated, or a "
+		      "writable cgroup v1 memory hierarchy); RLIMIT_AS bounds address space, not memory");
 }
 
 static int plan_tmpfs(const struct request *req, struct mplan *m, struct limits_plan *lp,
@@ -224,7 +232,7 @@ int limits_prepare(const struct request *req, struct mplan *m, struct limits_pla
 	int rc;
 
 	memset(lp, 0, sizeof(*lp));
-	if ((rc = plan_pids(req, lp, err)) < 0 || (rc = plan_memory(req, lp, err)) < 0 ||
+	if ((rc = plan_pids(req, m, lp, err)) < 0 || (rc = plan_memory(req, m, lp, err)) < 0 ||
 	    (rc = plan_tmpfs(req, m, lp, LIMIT_TMP, err)) < 0 ||
 	    (rc = plan_tmpfs(req, m, lp, LIMIT_SHM, err)) < 0)
 		return rc;

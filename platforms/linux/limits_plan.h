@@ -2,11 +2,12 @@
  *
  * Each limit gets the strongest mechanism this host offers that is
  * faithful to its definition:
- *   pids          a pids cgroup (v2 delegated, else v1), else RLIMIT_NPROC
+ *   pids          a pids cgroup (v2 delegated, else v1; only with a restricted
+ *                 filesystem, where the cgroup files are read-only inside), else RLIMIT_NPROC
  *                 where the kernel counts it per user namespace (>= 5.14)
  *                 and for a non-root id (the kernel never applies it to
  *                 global uid 0); the sandbox's pid 1 counts as one more
- *   memory_bytes  a memory cgroup (v2 memory.max with no swap; v1
+ *   memory_bytes  a memory cgroup, likewise (v2 memory.max with no swap; v1
  *                 memory.limit_in_bytes and memsw), else nothing: RLIMIT_AS
  *                 bounds address space per process, not memory
  *   tmp_bytes,    the size= and nr_inodes= (one per 4 KiB, at least 1024)

@@ -218,6 +218,39 @@ static void memory_bounded(void)
 	unlink(marker);
 }
 
+/* With an unrestricted filesystem the host's cgroup files are writable
+ * inside for a sandbox that owns them (as root): no cgroup limit there.
+ * pids falls back to RLIMIT_NPROC where it is faithful (not as root),
+ * memory is refused.  The command tries to move itself out of any cgroup
+ * first (into the runner's own), then forks 40 under pids=16. */
+static void unrestricted_no_cgroup(void)
+{
+	char script[PATH_MAX + 128];
+	struct enf_run e;
+	cJSON *req;
+
+	snprintf(script, sizeof(script), "echo $$ > /sys/fs/cgroup/pids/cgroup.procs 2>/dev/null; "
+		 "exec %s forkn 40", A.probe);
+	for (int k = 0; k < 2; k++) {
+		req = sh_req(k ? "{\"memory_bytes\":67108864}" : "{\"pids\":16}", script);
+		cJSON_DeleteItemFromObject(enf_req_at(req, "profile.filesystem"), "kind");
+		cJSON_AddStringToObject(enf_req_at(req, "profile.filesystem"), "kind", "unrestricted");
+		enf_run(ref, req, &e);
+		if (k == 0 && getuid() != 0)
+			t_ok(strcmp(via(&e, "pids"), "rlimit") == 0 && enf_num(&e, 0, "forked") == 15,
+			     "LIM-8 unrestricted, unprivileged: pids through RLIMIT_NPROC, 15 forked (%s, %g)",
+			     via(&e, "pids"), enf_num(&e, 0, "forked"));
+		else
+			t_ok(enf_kind_is(&e, "sandbox_setup_failure") &&
+				     strcmp(oc_str(e.r.outcome, "setup_error.step"),
+					    k ? "limits:memory_bytes" : "limits:pids") == 0,
+			     "LIM-8 unrestricted%s: %s refused, no cgroup the sandbox could leave (%s %s; "
+			     "forked %g)", k ? "" : " as root", k ? "memory_bytes" : "pids", enf_kind(&e),
+			     oc_str(e.r.outcome, "setup_error.step"), enf_num(&e, 0, "forked"));
+		enf_run_free(&e);
+	}
+}
+
 static void tmp_bounded(void)
 {
 	struct enf_run e;
@@ -516,6 +549,7 @@ int main(int argc, char **argv)
 	defaults_reported();
 	pids_bounded();
 	memory_bounded();
+	unrestricted_no_cgroup();
 	tmp_bounded();
 	tmp_refused();
 	open_files_bounded();
