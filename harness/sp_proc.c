@@ -101,6 +101,10 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 	lua_setfield(L, -2, "stderr");
 	lua_pushinteger(L, (lua_Integer)r->duration_ms);
 	lua_setfield(L, -2, "duration_ms");
+	lua_pushinteger(L, (lua_Integer)r->maxrss_kib);
+	lua_setfield(L, -2, "maxrss_kib");
+	lua_pushinteger(L, (lua_Integer)r->cpu_ms);
+	lua_setfield(L, -2, "cpu_ms");
 	lua_pushinteger(L, (lua_Integer)r->hold_calls);
 	lua_setfield(L, -2, "hold_total");
 	lua_pushboolean(L, r->hold_hit);
@@ -116,7 +120,7 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 }
 
 /* sp.spawn{argv, env (array "K=V"), cwd, stdin, timeout_ms, lab,
- * private_mounts, private_net, fault = {syscall, errno, nth},
+ * private_mounts, private_net, fault = {syscall, errno, nth, arg1},
  * hold = {syscalls, at, action}} -> result | nil, msg, errno */
 static int l_spawn(lua_State *L)
 {
@@ -169,7 +173,10 @@ static int l_spawn(lua_State *L)
 			return luaL_error(L, "sp.spawn: unknown errno name %s", lua_tostring(L, -1));
 		lua_getfield(L, -3, "nth");
 		o.fault_nth = (unsigned)luaL_optinteger(L, -1, 1);
-		lua_pop(L, 3);
+		lua_getfield(L, -4, "arg1");
+		o.fault_arg1_set = !lua_isnil(L, -1);
+		o.fault_arg1 = (uint64_t)luaL_optinteger(L, -1, 0);
+		lua_pop(L, 4);
 	}
 	lua_pop(L, 1);
 

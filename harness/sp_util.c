@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <lauxlib.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -435,6 +436,39 @@ static int l_uname(lua_State *L)
 	return 1;
 }
 
+/* sp.base64_decode(s) -> bytes | nil, msg, "EINVAL": the outcome's
+ * "<stream>_encoding": "base64" form (padded, RFC 4648 alphabet). */
+static int l_base64_decode(lua_State *L)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n, pad = 0;
+	const char *s = luaL_checklstring(L, 1, &n);
+	luaL_Buffer b;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	if (n % 4)
+		return sp_fail(L, EINVAL, "base64: length not a multiple of 4");
+	while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
+		pad++;
+	luaL_buffinit(L, &b);
+	for (size_t i = 0; i < n - pad; i++) {
+		const char *p = s[i] ? strchr(tab, s[i]) : NULL;
+
+		if (!p)
+			return sp_fail(L, EINVAL, "base64: not in the alphabet");
+		acc = (acc << 6) | (uint32_t)(p - tab);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			luaL_addchar(&b, (char)(acc >> bits));
+		}
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
 static int l_errname(lua_State *L)
 {
 	lua_pushstring(L, errname((int)luaL_checkinteger(L, 1)));
@@ -449,7 +483,7 @@ static const luaL_Reg util_fns[] = {
 	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
 	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
 	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
-	{NULL, NULL},
+	{"base64_decode", l_base64_decode}, {NULL, NULL},
 };
 
 void sp_util_register(lua_State *L)

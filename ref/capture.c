@@ -4,7 +4,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
+#endif
 
 #define CAPTURE_CHUNK 65536
 
@@ -15,28 +20,25 @@ void capture_init(struct capture *c, int fd, size_t limit)
 	c->limit = limit;
 }
 
+/* The buffer is reserved once at its bound, as address space only: pages
+ * become resident as they are filled, so the memory a stream costs is what
+ * it kept (rounded up to a page), never a copy made while growing. */
 static void keep(struct capture *c, const char *data, size_t n)
 {
-	size_t room = c->limit - c->len, want;
+	size_t room = c->limit - c->len;
 
 	if (n > room)
 		n = room;
 	if (n == 0)
 		return;
-	want = c->len + n;
-	if (want > c->cap) {
-		size_t ncap = c->cap ? c->cap : 4096;
-		char *nb;
+	if (!c->buf) {
+		void *p = mmap(NULL, c->limit, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-		while (ncap < want)
-			ncap *= 2;
-		if (ncap > c->limit)
-			ncap = c->limit;
-		nb = realloc(c->buf, ncap);
-		if (!nb)
-			return; /* keep what we have; still counted below */
-		c->buf = nb;
-		c->cap = ncap;
+		if (p == MAP_FAILED)
+			return; /* keep nothing; still counted by the caller */
+		c->buf = p;
+		c->cap = c->limit;
 	}
 	memcpy(c->buf + c->len, data, n);
 	c->len += n;
@@ -80,7 +82,8 @@ void capture_free(struct capture *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
-	free(c->buf);
+	if (c->buf)
+		munmap(c->buf, c->cap);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 }

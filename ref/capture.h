@@ -2,7 +2,8 @@
  *
  * Keeps at most `limit` bytes; everything past it is read and dropped but
  * counted, so the command never blocks on a full pipe and the runner's
- * memory stays bounded however much the command prints (PROC-7). */
+ * memory stays bounded however much the command prints: a stream costs at
+ * most `limit` bytes of resident memory, rounded up to a page (PROC-7). */
 #ifndef SANDPROOF_CAPTURE_H
 #define SANDPROOF_CAPTURE_H
 
@@ -12,8 +13,9 @@
 
 struct capture {
 	int fd;          /* read end, -1 once EOF was seen */
-	char *buf;       /* grows on demand up to limit */
-	size_t len, cap, limit;
+	char *buf;       /* NULL, or `limit` bytes of reserved address space
+			  * (mmap) filled from the start: RSS is what was kept */
+	size_t len, cap, limit; /* cap: the reserved size (limit) or 0 */
 	uint64_t total;  /* every byte read, kept or not */
 };
 

@@ -30,7 +30,7 @@ extern char **environ;
 
 /* What the flags said, before it becomes a tree. */
 struct exec_flags {
-	cJSON *writes, *reads, *deny_read, *deny_write, *protect;
+	cJSON *writes, *reads, *deny_read, *deny_write, *protect, *limits;
 	const char *cwd, *network;
 	bool unrestricted, no_temp, block_unix, json;
 	uint64_t timeout_ms, output_limit;
@@ -119,9 +119,32 @@ static int push_string(cJSON *arr, const char *v)
 	return s && cJSON_AddItemToArray(arr, s) ? 0 : -ENOMEM;
 }
 
+/* --limit KEY=N: profile.limits.KEY = N, N a plain decimal.  The key is
+ * the validator's to judge (an unknown one is refused naming it). */
+static int push_limit(cJSON *limits, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	uint64_t v;
+	char *key;
+	int rc = 0;
+
+	if (!eq || eq == arg || parse_count(eq + 1, UINT64_MAX / 2, &v) < 0 ||
+	    v > (1ull << 53))
+		return flag_error("--limit", arg, "must be KEY=N, N a plain decimal "
+				  "(keys: docs/CONTRACT.md, LIM-1)");
+	key = strndup(arg, (size_t)(eq - arg));
+	if (!key)
+		return -ENOMEM;
+	cJSON_DeleteItemFromObjectCaseSensitive(limits, key); /* the last one wins */
+	if (!cJSON_AddNumberToObject(limits, key, (double)v))
+		rc = -ENOMEM;
+	free(key);
+	return rc;
+}
+
 enum { O_WRITE = 256, O_READ, O_DENY_READ, O_DENY_WRITE, O_PROTECT, O_NETWORK,
        O_UNRESTRICTED, O_NO_TEMP, O_BLOCK_UNIX, O_TIMEOUT, O_OUTPUT_LIMIT,
-       O_CWD, O_JSON, O_HELP };
+       O_CWD, O_JSON, O_LIMIT, O_HELP };
 
 static int take_flag(struct exec_flags *f, int c, const char *arg)
 {
@@ -133,6 +156,7 @@ static int take_flag(struct exec_flags *f, int c, const char *arg)
 	case O_DENY_READ: return push_path(f->deny_read, arg);
 	case O_DENY_WRITE: return push_path(f->deny_write, arg);
 	case O_PROTECT: return push_string(f->protect, arg);
+	case O_LIMIT: return push_limit(f->limits, arg);
 	case O_NETWORK: f->network = arg; return 0;
 	case O_UNRESTRICTED: f->unrestricted = true; return 0;
 	case O_NO_TEMP: f->no_temp = true; return 0;
@@ -226,6 +250,8 @@ static int add_profile(cJSON *root, const struct exec_flags *f)
 	if (!cJSON_AddItemReferenceToObject(fs, "deny_read", f->deny_read) ||
 	    !cJSON_AddItemReferenceToObject(fs, "deny_write", f->deny_write))
 		return -ENOMEM;
+	if (f->limits->child && !cJSON_AddItemReferenceToObject(prof, "limits", f->limits))
+		return -ENOMEM;
 	return add_write_roots(fs, f);
 }
 
@@ -263,6 +289,7 @@ static const char *flag_of(const char *err)
 		{"profile.filesystem.deny_read", "--deny-read"},
 		{"profile.filesystem.deny_write", "--deny-write"},
 		{"profile.network", "--network"},
+		{"profile.limits", "--limit"},
 		{"env", "the environment"},
 		{"command", "the command"},
 	};
@@ -280,7 +307,7 @@ static const char *flag_of(const char *err)
 
 static void flags_free(struct exec_flags *f)
 {
-	cJSON *all[] = {f->writes, f->reads, f->deny_read, f->deny_write, f->protect};
+	cJSON *all[] = {f->writes, f->reads, f->deny_read, f->deny_write, f->protect, f->limits};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		cJSON_Delete(all[i]);
@@ -302,6 +329,7 @@ static int flags_parse(struct exec_flags *f, int argc, char **argv)
 		{"output-limit", required_argument, NULL, O_OUTPUT_LIMIT},
 		{"cwd", required_argument, NULL, O_CWD},
 		{"json", no_argument, NULL, O_JSON},
+		{"limit", required_argument, NULL, O_LIMIT},
 		{"help", no_argument, NULL, O_HELP},
 		{0},
 	};
@@ -326,7 +354,7 @@ int exec_build(int argc, char **argv, struct request *req, struct run_io *io)
 	struct exec_flags f = {
 		.writes = cJSON_CreateArray(), .reads = cJSON_CreateArray(),
 		.deny_read = cJSON_CreateArray(), .deny_write = cJSON_CreateArray(),
-		.protect = cJSON_CreateArray(),
+		.protect = cJSON_CreateArray(), .limits = cJSON_CreateObject(),
 		.timeout_ms = REQUEST_DEFAULT_TIMEOUT_MS,
 		.output_limit = REQUEST_DEFAULT_OUTPUT_LIMIT,
 	};
@@ -334,7 +362,7 @@ int exec_build(int argc, char **argv, struct request *req, struct run_io *io)
 	cJSON *tree = NULL;
 	int rc = -ENOMEM;
 
-	if (f.writes && f.reads && f.deny_read && f.deny_write && f.protect)
+	if (f.writes && f.reads && f.deny_read && f.deny_write && f.protect && f.limits)
 		rc = flags_parse(&f, argc, argv);
 	if (rc == 0 && !(tree = build_tree(&f, argc - optind, argv + optind)))
 		rc = -ENOMEM;

@@ -2,6 +2,7 @@
 #include "jw.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "jscan.h"
@@ -45,6 +46,80 @@ void jw_escape(FILE *f, const char *s, size_t n)
 			p += len;
 		}
 	}
+}
+
+size_t jw_text_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t out = 0, len;
+
+	while (p < end) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			out += 2;
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			out += 6;
+			p++;
+		} else if ((len = jscan_utf8_len(p, (size_t)(end - p))) == 0) {
+			return SIZE_MAX;
+		} else {
+			out += len;
+			p += len;
+		}
+	}
+	return out;
+}
+
+size_t jw_utf8_complete(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t lead = n, need;
+
+	/* Back over at most three continuation bytes to the sequence's lead. */
+	while (lead > 0 && n - lead < 3 && (p[lead - 1] & 0xc0) == 0x80)
+		lead--;
+	if (lead == 0)
+		return n;
+	lead--;
+	if (p[lead] >= 0xc2 && p[lead] <= 0xdf)
+		need = 2;
+	else if (p[lead] >= 0xe0 && p[lead] <= 0xef)
+		need = 3;
+	else if (p[lead] >= 0xf0 && p[lead] <= 0xf4)
+		need = 4;
+	else
+		return n;
+	return n - lead < need ? lead : n;
+}
+
+void jw_base64(FILE *f, const char *s, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	char out[4096];
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		size_t left = n - i;
+
+		if (left > 1)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (left > 2)
+			v |= p[i + 2];
+		out[o++] = tab[(v >> 18) & 63];
+		out[o++] = tab[(v >> 12) & 63];
+		out[o++] = left > 1 ? tab[(v >> 6) & 63] : '=';
+		out[o++] = left > 2 ? tab[v & 63] : '=';
+		if (o == sizeof(out)) {
+			fwrite(out, 1, o, f);
+			o = 0;
+		}
+	}
+	fwrite(out, 1, o, f);
 }
 
 static void key(struct jw *w, const char *k)
@@ -124,4 +199,15 @@ void jw_null(struct jw *w, const char *k)
 {
 	key(w, k);
 	fputs("null", w->f);
+}
+
+void jw_raw_open(struct jw *w, const char *k)
+{
+	key(w, k);
+	fputc('"', w->f);
+}
+
+void jw_raw_close(struct jw *w)
+{
+	fputc('"', w->f);
 }

@@ -17,13 +17,15 @@ const char *outcome_kind_name(enum outcome_kind k)
 	case OK_ENFORCEMENT_DENIED: return "enforcement_denied";
 	case OK_SANDBOX_SETUP_FAILURE: return "sandbox_setup_failure";
 	case OK_EXECUTABLE_NOT_FOUND: return "executable_not_found";
+	case OK_LIMIT_EXCEEDED: return "limit_exceeded";
 	}
 	return "sandbox_setup_failure";
 }
 
 /* completed: the command ran to its own end; failed: it never ran (setup or
  * exec); denied: the runner stopped it for a policy violation; cancelled:
- * stopped by timeout or by the caller. */
+ * stopped by a bound of the request (its timeout, a resource limit) or by
+ * the caller. */
 const char *outcome_state_name(enum outcome_kind k)
 {
 	switch (k) {
@@ -31,6 +33,7 @@ const char *outcome_state_name(enum outcome_kind k)
 	case OK_APPLICATION_FAILURE: return "completed";
 	case OK_ENFORCEMENT_DENIED: return "denied";
 	case OK_TIMED_OUT:
+	case OK_LIMIT_EXCEEDED:
 	case OK_CANCELLED: return "cancelled";
 	default: return "failed";
 	}
@@ -50,6 +53,28 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);
+	jw_obj_open(w, "limits");
+	for (int i = 0; i < LIMIT_COUNT; i++) {
+		if (!e->limits[i].value) {
+			jw_null(w, limit_names[i]);
+			continue;
+		}
+		jw_obj_open(w, limit_names[i]);
+		jw_uint(w, "value", e->limits[i].value);
+		jw_str(w, "via", e->limits[i].via);
+		jw_obj_close(w);
+	}
+	jw_obj_close(w);
+	jw_obj_close(w);
+}
+
+/* The kernel counters of the limits enforced through one (LIM-7). */
+static void write_limit_events(struct jw *w, const struct limit_report *r)
+{
+	jw_obj_open(w, "limit_events");
+	for (int i = 0; i < LIMIT_COUNT; i++)
+		if (r->counted[i])
+			jw_uint(w, limit_names[i], r->events[i]);
 	jw_obj_close(w);
 }
 
@@ -75,15 +100,35 @@ static void write_runtime(struct jw *w, const struct outcome_runtime *r)
 	jw_obj_close(w);
 }
 
-static void write_stream(struct jw *w, const char *name, const char *count,
-			 const struct capture *c, bool captured)
+/* One captured stream, lossless and bounded (PROC-7, OUT-7): the kept
+ * bytes as a JSON string when they are valid UTF-8 and escaping them costs
+ * no more than base64 would, else as base64.  Either way the value is at
+ * most JW_BASE64_LEN(kept) bytes between its quotes.  A stream cut inside
+ * a UTF-8 character keeps the text form without the cut character's
+ * first bytes (they went with the rest past the bound). */
+static void write_stream(struct jw *w, const char *name, const char *enc,
+			 const char *count, const struct capture *c, bool captured)
 {
+	const char *buf = c->buf ? c->buf : "";
+	size_t n = c->len;
+
 	if (!captured) {
 		jw_null(w, name);
+		jw_null(w, enc);
 		jw_null(w, count);
 		return;
 	}
-	jw_strn(w, name, c->buf ? c->buf : "", c->len);
+	if (capture_truncated(c))
+		n = jw_utf8_complete(buf, n);
+	if (jw_text_len(buf, n) <= JW_BASE64_LEN(c->len)) {
+		jw_strn(w, name, buf, n);
+		jw_str(w, enc, "utf-8");
+	} else {
+		jw_raw_open(w, name);
+		jw_base64(w->f, buf, c->len);
+		jw_raw_close(w);
+		jw_str(w, enc, "base64");
+	}
 	jw_uint(w, count, c->total);
 }
 
@@ -108,8 +153,8 @@ int outcome_write(const struct outcome *o, FILE *f)
 		jw_null(&w, "signal");
 	}
 	jw_obj_close(&w);
-	write_stream(&w, "stdout", "stdout_bytes", &o->out, o->captured);
-	write_stream(&w, "stderr", "stderr_bytes", &o->err, o->captured);
+	write_stream(&w, "stdout", "stdout_encoding", "stdout_bytes", &o->out, o->captured);
+	write_stream(&w, "stderr", "stderr_encoding", "stderr_bytes", &o->err, o->captured);
 	jw_bool(&w, "truncated", o->captured && (capture_truncated(&o->out) ||
 						 capture_truncated(&o->err)));
 	jw_arr_open(&w, "denials");
@@ -124,6 +169,9 @@ int outcome_write(const struct outcome *o, FILE *f)
 	jw_arr_close(&w);
 	jw_uint(&w, "denials_dropped", o->denials.dropped);
 	write_enforcement(&w, &o->enf);
+	write_limit_events(&w, &o->limits);
+	if (o->kind == OK_LIMIT_EXCEEDED)
+		jw_str(&w, "limit", limit_names[o->limits.killed_by]);
 	write_runtime(&w, &o->runtime);
 	if (o->kind == OK_SANDBOX_SETUP_FAILURE) {
 		jw_obj_open(&w, "setup_error");
@@ -149,6 +197,7 @@ int outcome_exit_status(const struct outcome *o)
 	switch (o->kind) {
 	case OK_SUCCESS:
 	case OK_APPLICATION_FAILURE:
+	case OK_LIMIT_EXCEEDED:
 		if (o->exec_errno)
 			return 126;
 		return o->signal ? 128 + o->signal : o->exit_code;

@@ -10,7 +10,14 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "jw.h"
 #include "platform.h"
+
+/* The outcome line is at most 2 * (JW_BASE64_LEN(L) + 2) + OUTCOME_FIXED_MAX
+ * bytes, L = output_limit_bytes (OUT-7): each stream's value is at most
+ * base64 of what was kept (outcome.c), and everything else is made of
+ * fixed-size fields and bounded lists (test_capture checks the maximum). */
+#define OUTCOME_FIXED_MAX (640 * 1024)
 
 enum outcome_kind {
 	OK_SUCCESS,
@@ -20,6 +27,7 @@ enum outcome_kind {
 	OK_ENFORCEMENT_DENIED,
 	OK_SANDBOX_SETUP_FAILURE,
 	OK_EXECUTABLE_NOT_FOUND,
+	OK_LIMIT_EXCEEDED,
 };
 
 #define OUTCOME_RUNTIME_MAX 32
@@ -46,6 +54,7 @@ struct outcome {
 	struct setup_error setup;  /* kind == OK_SANDBOX_SETUP_FAILURE */
 	int exec_errno;            /* execve failed with this */
 	int cancel_signal;         /* kind == OK_CANCELLED */
+	struct limit_report limits; /* killed_by: kind == OK_LIMIT_EXCEEDED */
 	uint64_t duration_ms;
 	struct outcome_runtime runtime;
 };

@@ -14,6 +14,7 @@
 
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -27,12 +28,30 @@ struct setup_error {
 	char detail[256];
 };
 
+/* One resource limit as applied (LIM-*), in the request's unit. */
+struct limit_applied {
+	uint64_t value;  /* 0: not applied */
+	const char *via; /* "cgroup-v2", "cgroup-v1", "rlimit", "tmpfs" */
+};
+
 /* What was really applied; reported verbatim in the outcome. */
 struct enforcement {
 	const char *backend;
 	bool user_ns, mount_ns, pid_ns, net_ns, ipc_ns;
 	bool seccomp, seccomp_notify, no_new_privs, caps_dropped;
 	int landlock_abi; /* 0: Landlock not used */
+	struct limit_applied limits[LIMIT_COUNT];
+};
+
+/* What the limits were seen to do in one launch (LIM-7): for each limit
+ * enforced through a kernel counter, its count (pids: forks refused at the
+ * bound; memory: processes the kernel killed for it); and the limit whose
+ * enforcement killed the command's own process, if one did.  Observed,
+ * never inferred from output. */
+struct limit_report {
+	bool counted[LIMIT_COUNT];
+	uint64_t events[LIMIT_COUNT];
+	int killed_by; /* enum limit_id, or -1 */
 };
 
 /* A typed fact the runner observed, never a guess from output text. */
@@ -115,6 +134,10 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 		     struct denials *d);
 
 void platform_enforcement(const struct plan *plan, struct enforcement *e);
+
+/* After the command's process was reaped (platform_status() has seen its
+ * status), before platform_release(): what the limits did (LIM-7). */
+void platform_limits_observe(struct launch *l, struct limit_report *r);
 
 /* `sandproof-ref doctor`: print what this host supports; 0 when the whole
  * contract can be enforced here, 1 when it cannot. */

@@ -432,7 +432,7 @@ static int parse_filesystem(struct pctx *c, const cJSON *fs, struct request *r)
 static int parse_profile(struct pctx *c, const cJSON *p, struct request *r)
 {
 	static const char *const keys[] = {
-		"filesystem", "network", "block_unix_sockets", "runtime", NULL,
+		"filesystem", "network", "block_unix_sockets", "runtime", "limits", NULL,
 	};
 	static const char *const net_keys[] = {"mode", NULL};
 	static const char *const rt_keys[] = {"parent", "max_age_s", "max_roots", NULL};
@@ -465,6 +465,10 @@ static int parse_profile(struct pctx *c, const cJSON *p, struct request *r)
 	}
 	rc = get_bool(c, p, "profile", "block_unix_sockets", &r->block_unix_sockets);
 	if (rc)
+		return rc;
+	if (cJSON_GetObjectItemCaseSensitive(p, "limits") &&
+	    (rc = request_limits_parse(cJSON_GetObjectItemCaseSensitive(p, "limits"),
+				       &r->limits, c->err, REQUEST_ERR_MAX)))
 		return rc;
 	rt = cJSON_GetObjectItemCaseSensitive(p, "runtime");
 	if (!rt)

@@ -21,6 +21,7 @@
 enum fs_kind { FS_RESTRICTED = 0, FS_UNRESTRICTED };
 enum net_mode { NET_DENY = 0, NET_ALLOW };
 
+#include "request_limits.h"
 #include "strv.h"
 
 struct write_root {
@@ -54,6 +55,8 @@ struct request {
 	/* Set by the run path, never by JSON: a host directory the platform
 	 * serves as the sandbox's /tmp (the runtime root's tmp/). */
 	const char *temp_dir;
+
+	struct request_limits limits; /* profile.limits (request_limits.h) */
 
 	bool has_runtime;
 	char *runtime_parent;  /* absolute after "~/" expansion */

@@ -261,6 +261,8 @@ static void classify(struct outcome *o, const struct sup *s,
 	} else if (s->cancel_sig) {
 		o->kind = OK_CANCELLED;
 		o->cancel_signal = s->cancel_sig;
+	} else if (o->limits.killed_by >= 0) {
+		o->kind = OK_LIMIT_EXCEEDED; /* observed by the platform (LIM-6) */
 	} else if (o->has_status && !o->signal && o->exit_code == 0) {
 		o->kind = OK_SUCCESS;
 	} else {
@@ -308,6 +310,7 @@ int run_execute(const struct request *req, const struct run_io *io,
 	struct sup s = {.deadline = -1, .drain_deadline = -1, .in_fd = -1};
 
 	memset(o, 0, sizeof(*o));
+	o->limits.killed_by = -1;
 	capture_init(&o->out, -1, req->output_limit_bytes);
 	capture_init(&o->err, -1, req->output_limit_bytes);
 	o->captured = !io->passthrough;
@@ -373,6 +376,7 @@ int run_execute(const struct request *req, const struct run_io *io,
 	supervise(&s);
 	if (s.in_fd >= 0)
 		close(s.in_fd);
+	platform_limits_observe(l, &o->limits);
 	if (platform_release(l, &o->denials) > 0)
 		s.denied = true;
 	signals_restore(sfd, old);

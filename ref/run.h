@@ -11,6 +11,15 @@
 #include "outcome.h"
 #include "request.h"
 
+/* The runner's peak resident memory is at most 2 * L + RUN_RSS_BASE,
+ * L = output_limit_bytes (PROC-7): output costs only the two capture
+ * buffers (capture.h: resident = kept); the outcome is streamed from them.
+ * RUN_RSS_BASE covers the runner itself with a request of up to 64 KiB,
+ * RUN_RSS_BASE_MAX with any request (up to REQUEST_MAX_BYTES: its parsed
+ * form is the largest part); test_capture measures both. */
+#define RUN_RSS_BASE (16 * 1024 * 1024)
+#define RUN_RSS_BASE_MAX (64 * 1024 * 1024)
+
 struct run_io {
 	bool passthrough;   /* exec without --json: the command uses our 1/2 */
 	bool stdin_inherit; /* exec: the command reads our 0, not req->stdin */

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -152,6 +154,57 @@ static double oc_num(const cJSON *o, const char *path)
 	const cJSON *v = oc_get(o, path);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* A captured stream of an outcome ("stdout" or "stderr"), decoded from its
+ * "<name>_encoding" (utf-8 or base64): malloc'd, NUL-terminated, *len its
+ * size; NULL when the field is missing or does not decode. */
+__attribute__((unused))
+static char *oc_stream(const cJSON *o, const char *name, size_t *len)
+{
+	char key[64];
+	const char *enc, *s;
+	unsigned char *out;
+	size_t n, k = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	snprintf(key, sizeof(key), "%s_encoding", name);
+	enc = oc_str(o, key);
+	s = oc_str(o, name);
+	if (!cJSON_IsString(oc_get(o, name)))
+		return NULL;
+	n = strlen(s);
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	if (strcmp(enc, "utf-8") == 0) {
+		memcpy(out, s, n + 1);
+		*len = n;
+		return (char *)out;
+	}
+	if (strcmp(enc, "base64") != 0 || n % 4) {
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *p = strchr(tab, s[i]);
+
+		if (!p || !*p) {
+			free(out);
+			return NULL;
+		}
+		acc = (acc << 6) | (uint32_t)(p - tab);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[k++] = (unsigned char)(acc >> bits);
+		}
+	}
+	out[k] = 0;
+	*len = k;
+	return (char *)out;
 }
 
 /* A request for the plain adapter: no filesystem or network confinement. */

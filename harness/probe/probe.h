@@ -10,7 +10,7 @@
  * Module layout: probe.c (CLI, validation, dispatch), probe_out.c (JSON
  * lines, errno and signal names), probe_args.c (argument parsers shared by
  * validation and execution), probe_fs.c, probe_net.c, probe_priv.c,
- * probe_proc.c (the operations, one table each). */
+ * probe_proc.c, probe_res.c (the operations, one table each). */
 #ifndef SANDPROOF_PROBE_H
 #define SANDPROOF_PROBE_H
 
@@ -65,6 +65,7 @@ extern const struct probe_op probe_fs_ops[];
 extern const struct probe_op probe_net_ops[];
 extern const struct probe_op probe_priv_ops[];
 extern const struct probe_op probe_proc_ops[];
+extern const struct probe_op probe_res_ops[];
 
 /* probe_out.c */
 const char *probe_errno_name(int err, char *buf, size_t buflen);

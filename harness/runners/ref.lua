@@ -31,6 +31,15 @@ function M.sandbox(t, spec)
   -- the outcome is the JSON on stdout, whatever the exit status says
   local outcome = r.stdout ~= "" and sp.json_decode(r.stdout) or nil
   if type(outcome) ~= "table" or not outcome.kind then outcome = nil end
+  -- captured streams are lossless: a JSON string, or base64 when the
+  -- bytes are not UTF-8 text (or would cost more escaped) (OUT-7)
+  for _, k in ipairs(outcome and { "stdout", "stderr" } or {}) do
+    if outcome[k .. "_encoding"] == "base64" then
+      local bytes, err = sp.base64_decode(outcome[k])
+      if not bytes then error({ sp_error = "outcome " .. k .. ": " .. tostring(err) }, 0) end
+      outcome[k] = bytes
+    end
+  end
   if not outcome then
     -- no outcome: the request was refused or the runner died; make it a
     -- visible outcome rather than a guess
@@ -40,9 +49,11 @@ function M.sandbox(t, spec)
   end
   -- harness_killed: processes the harness itself had to kill after the
   -- runner ended (its residue; a runner that holds PROC-10 leaves none)
+  -- maxrss_kib, cpu_ms: the kernel's account of the runner and everything
+  -- it reaped (the sandbox's processes), as the harness saw it
   return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
            hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
-           harness_killed = r.leftovers }
+           harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end
 
 -- The host check (SETUP-4): `sandproof-ref doctor`, through t:spawn so a

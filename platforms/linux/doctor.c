@@ -22,6 +22,7 @@
 
 #include "filter.h"
 #include "landlock.h"
+#include "limits_plan.h"
 #include "platform.h"
 
 /* Run fn in a child; its exit code is 0 or a positive errno. */
@@ -140,6 +141,7 @@ int platform_doctor(FILE *out)
 			abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi);
 	else
 		line(out, "Landlock", abi < 0 ? -abi : EOPNOTSUPP, false);
+	limits_doctor(out);
 	fprintf(out, "%s\n", bad ? "verdict: the contract CANNOT be enforced on this host"
 				 : "verdict: the contract can be enforced on this host");
 	return bad ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +222,19 @@ struct ctx {
 	struct setup_error *err;
 };
 
+/* The tmpfs options bounding a private temp file system of `bytes`
+ * (tmp_bytes, shm_bytes: LIM-4): its size, and one inode per 4 KiB of it
+ * (at least 1024), so empty files cannot hold kernel memory past it. */
+static void tmpfs_bounds(uint64_t bytes, char size[32], char inodes[32])
+{
+	uint64_t n = bytes / 4096 < 1024 ? 1024 : bytes / 4096;
+
+	snprintf(size, 32, "%llu", (unsigned long long)bytes);
+	snprintf(inodes, 32, "%llu", (unsigned long long)n);
+}
+
 static int tmpfs_new(struct ctx *c, const char *mode, const char *size,
-		     unsigned attrs)
+		     const char *inodes, unsigned attrs)
 {
 	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m;
 	struct stat st;
@@ -231,6 +243,7 @@ static int tmpfs_new(struct ctx *c, const char *mode, const char *size,
 		return fail(c->err, "tmpfs", NULL, errno, "fsopen");
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
 	    (size && fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) < 0) ||
+	    (inodes && fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0) ||
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
 		int e = errno;
 
@@ -430,7 +443,7 @@ static int dev_build(struct ctx *c)
 		{"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
 		{"stderr", "/proc/self/fd/2"},
 	};
-	int m = tmpfs_new(c, "0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC), rc;
+	int m = tmpfs_new(c, "0755", "64k", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC), rc;
 
 	if (m < 0)
 		return m;
@@ -455,8 +468,9 @@ out:
 /* /tmp is always a tmpfs of ours, never the host's: writable when the
  * request allows temp, else made read-only once the mount points for write
  * roots beneath /tmp exist. */
-static int tmp_build(struct ctx *c, bool writable, int tmp_src)
+static int tmp_build(struct ctx *c, bool writable, int tmp_src, uint64_t bytes)
 {
+	char size[32], inodes[32];
 	int m, rc;
 
 	if (tmp_src >= 0) {
@@ -472,7 +486,9 @@ static int tmp_build(struct ctx *c, bool writable, int tmp_src)
 		close(m);
 		return rc;
 	}
-	m = tmpfs_new(c, writable ? "1777" : "0755", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	tmpfs_bounds(bytes, size, inodes);
+	m = tmpfs_new(c, writable ? "1777" : "0755", bytes ? size : NULL, bytes ? inodes : NULL,
+		      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 
 	if (m < 0)
 		return m;
@@ -486,7 +502,7 @@ static int tmp_build(struct ctx *c, bool writable, int tmp_src)
 
 static int hide_build(struct ctx *c)
 {
-	int m = tmpfs_new(c, "0755", "16k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	int m = tmpfs_new(c, "0755", "16k", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				MOUNT_ATTR_NOEXEC), f;
 
 	if (m < 0)
@@ -513,6 +529,8 @@ static int hide_build(struct ctx *c)
 
 static int after_pivot(const struct mplan *p, struct setup_error *err)
 {
+	char opts[128] = "mode=1777";
+
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return fail(err, "proc", NULL, errno, "mount a fresh /proc");
 	if (!p->restricted)
@@ -520,7 +538,13 @@ static int after_pivot(const struct mplan *p, struct setup_error *err)
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=0620") < 0)
 		return fail(err, "dev", "/dev/pts", errno, "mount devpts");
-	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+	if (p->shm_size) {
+		char size[32], inodes[32];
+
+		tmpfs_bounds(p->shm_size, size, inodes);
+		snprintf(opts, sizeof(opts), "mode=1777,size=%s,nr_inodes=%s", size, inodes);
+	}
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return fail(err, "dev", "/dev/shm", errno, "mount shm");
 	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
 					       MS_NOEXEC, NULL) < 0)
@@ -592,7 +616,7 @@ int mplan_apply(const struct mplan *p, struct setup_error *err)
 		rc = fail(err, "mount_root", NULL, errno, "move_mount");
 		goto out;
 	}
-	if ((rc = dev_build(&c)) < 0 || (rc = tmp_build(&c, p->private_tmp, tmp_src)) < 0 ||
+	if ((rc = dev_build(&c)) < 0 || (rc = tmp_build(&c, p->private_tmp, tmp_src, p->tmp_size)) < 0 ||
 	    (rc = hide_build(&c)) < 0)
 		goto out;
 	for (size_t i = 0; i < p->n; i++)

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "platform.h"
 #include "request.h"
@@ -39,6 +40,8 @@ struct mplan {
 	bool private_tmp; /* writable /tmp (else an empty, read-only tmpfs) */
 	char *tmp_source; /* when set, /tmp is this host directory (the runtime
 			   * root's tmp/) bound read-write, not a tmpfs */
+	uint64_t tmp_size, shm_size; /* bytes of the /tmp and /dev/shm tmpfs, 0:
+				      * the kernel's default (limits_plan.c sets them) */
 	struct mop *ops;
 	size_t n, cap;
 	struct strv writable_dirs; /* for Landlock: every directory writes may go beneath */

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "filter.h"
@@ -169,22 +170,64 @@ static _Noreturn void command(const struct nsinit *a)
 		if (mplan_verify_hidden(a->mounts, &e) < 0)
 			spawn_fail(rep, SPAWN_MSG_SETUP, e.step, e.err, e.detail);
 	}
+	/* Last, so no setup step above runs short of descriptors or
+	 * processes; from here they bind the command and all it starts. */
+	{
+		const char *which = NULL;
+
+		if ((rc = limits_apply_rlimits(a->limits, &which)) < 0)
+			spawn_fail(rep, SPAWN_MSG_SETUP, which, -rc, "setrlimit");
+	}
 	err = spawn_exec(r->command.v, a->envp);
 	spawn_fail(rep, SPAWN_MSG_EXEC, "exec", err, r->command.v[0]);
 }
 
+/* The CPU time of the command's own process (its threads, not its
+ * children), read while it is a zombie, on the clock RLIMIT_CPU is
+ * checked against: the process's CPUCLOCK_PROF (user + system time as
+ * sampled by the tick), which the kernel lets anyone read.  /proc's utime
+ * and stime are scaled to the scheduler's runtime and can read 15% lower
+ * in a VM, too low to tell that the limit was reached. */
+static uint64_t own_cpu_ms(pid_t pid)
+{
+	/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_PROF), include/linux/posix-timers.h */
+	clockid_t prof = (clockid_t)((~(unsigned)pid << 3) | 0);
+	struct timespec ts;
+
+	if (clock_gettime(prof, &ts) < 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The command ended (status): end the namespace and hand the status over.
+ * kill(-1) means "everything in this pid namespace" only when we are its
+ * pid 1; anywhere else it would reach processes that are not ours, so
+ * never. */
+static _Noreturn void reaper_finish(const struct nsinit_status *status, int status_fd)
+{
+	if (getpid() == 1)
+		kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	if (status && write(status_fd, status, sizeof(*status)) < 0) {
+		/* the runner then reports the raw status */
+	}
+	_exit(0);
+}
+
 /* pid 1: reap everything, forward signals to the command, and when the
- * command ends end the namespace (every other process in it dies). */
+ * command ends end the namespace (every other process in it dies).  Each
+ * zombie is looked at (WNOWAIT) before it is reaped, so the command's own
+ * CPU time is read while it still exists. */
 static _Noreturn void reaper(pid_t cmd, int status_fd)
 {
 	sigset_t all;
-	int status = 0;
+	struct nsinit_status status = {0, UINT64_MAX};
 
 	sigfillset(&all);
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&all, &si), st;
-		pid_t p;
 
 		if (sig < 0)
 			continue;
@@ -192,21 +235,19 @@ static _Noreturn void reaper(pid_t cmd, int status_fd)
 			kill(cmd, sig);
 			continue;
 		}
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (p != cmd)
+		for (;;) {
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+				break;
+			if (si.si_pid != cmd) {
+				waitpid(si.si_pid, NULL, 0);
 				continue;
-			status = st;
-			/* kill(-1) means "everything in this pid namespace" only
-			 * when we are its pid 1; anywhere else it would reach
-			 * processes that are not ours, so never. */
-			if (getpid() == 1)
-				kill(-1, SIGKILL);
-			while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-				;
-			if (write(status_fd, &status, sizeof(status)) < 0) {
-				/* the runner then reports the raw status */
 			}
-			_exit(0);
+			status.cpu_ms = own_cpu_ms(cmd);
+			if (waitpid(cmd, &st, 0) != cmd)
+				reaper_finish(NULL, status_fd); /* the runner has the raw one */
+			status.status = st;
+			reaper_finish(&status, status_fd);
 		}
 	}
 }

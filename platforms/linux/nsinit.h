@@ -12,7 +12,9 @@
 #define SANDPROOF_NSINIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "limits_plan.h"
 #include "mounts.h"
 #include "platform.h"
 #include "request.h"
@@ -24,11 +26,19 @@ struct nsinit {
 	bool net_deny;
 	int landlock_abi;      /* 0: Landlock not applied */
 	bool seccomp_notify;   /* ask for user notification (typed denials) */
+	const struct limits_plan *limits; /* rlimits set last before execve */
 	int sync_fd;           /* read end: one byte once the maps are written */
 	int report_fd;         /* spawn report, close-on-exec */
 	int sock_fd;           /* sends the seccomp listener to the runner */
 	int status_fd;         /* pid 1 writes the command's wait status here */
 	struct launch_stdio io;
+};
+
+/* What pid 1 writes to status_fd once the command ended: its wait status
+ * and its own CPU time (for LIM-6; UINT64_MAX when unknown). */
+struct nsinit_status {
+	int status;
+	uint64_t cpu_ms;
 };
 
 _Noreturn void nsinit_run(const struct nsinit *a);

@@ -23,6 +23,7 @@
 
 #include "filter.h"
 #include "landlock.h"
+#include "limits_plan.h"
 #include "mounts.h"
 #include "nsinit.h"
 #include "platform.h"
@@ -36,18 +37,21 @@ struct plan {
 	struct protect_plan *protect; /* one per write root */
 	size_t n_protect;
 	struct mplan mounts;
+	struct limits_plan limits;
 	struct strv envp;
 	struct enforcement enf;
 };
 
 struct launch {
 	struct protect_mon *mon; /* NULL when no protected name is absent */
+	const struct limits_plan *limits; /* the plan's: outlives the launch */
 	pid_t pid;
 	int pidfd;
 	int status_fd;
 	int notify_fd;
-	bool have_status;
+	bool have_status;  /* status: the command's, as platform_status() said */
 	int status;
+	uint64_t cpu_ms;   /* the command's own CPU time; UINT64_MAX: unknown */
 };
 
 static int setup_err(struct setup_error *e, const char *step, int err,
@@ -167,6 +171,8 @@ int platform_prepare(const struct request *req, struct plan **out,
 		rc = mplan_add_hides(&p->mounts, req, err);
 	if (rc == 0 && env_build(req, &p->mounts, &p->envp) < 0)
 		rc = setup_err(err, "plan", ENOMEM, NULL);
+	if (rc == 0)
+		rc = limits_prepare(req, &p->mounts, &p->limits, err);
 	if (rc < 0) {
 		platform_plan_free(p);
 		return rc;
@@ -176,6 +182,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 	p->enf.net_ns = req->network == NET_DENY;
 	p->enf.seccomp = p->enf.no_new_privs = p->enf.caps_dropped = true;
 	p->enf.seccomp_notify = filter_notify_available() == 1;
+	memcpy(p->enf.limits, p->limits.applied, sizeof(p->enf.limits));
 	/* Landlock is the second layer under the mounts: used whenever the
 	 * kernel has it and the filesystem is restricted.  Once chosen here a
 	 * Landlock failure in the sandbox is fatal, never skipped. */
@@ -200,6 +207,7 @@ void platform_plan_free(struct plan *plan)
 	for (size_t i = 0; i < plan->n_protect; i++)
 		protect_plan_free(&plan->protect[i]);
 	free(plan->protect);
+	limits_free(&plan->limits); /* removes the cgroups: the sandbox is gone */
 	mplan_free(&plan->mounts);
 	strv_free(&plan->envp);
 	free(plan);
@@ -374,6 +382,7 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 			.net_deny = req->network == NET_DENY,
 			.landlock_abi = plan->enf.landlock_abi,
 			.seccomp_notify = plan->enf.seccomp_notify,
+			.limits = &plan->limits,
 			.sync_fd = sync[0], .report_fd = rep[1], .sock_fd = sk[1],
 			.status_fd = stp[1], .io = *io,
 		};
@@ -387,6 +396,8 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 	l->pid = pid;
 	l->pidfd = pidfd;
 	l->notify_fd = -1;
+	l->limits = &plan->limits;
+	l->cpu_ms = UINT64_MAX;
 	close(sync[0]);
 	close(rep[1]);
 	close(sk[1]);
@@ -395,7 +406,9 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 	*out = l;
 	/* From here a process exists: failures are reported in st and the
 	 * caller reaps it. */
-	if (maps_write(pid, &st->setup) < 0) {
+	/* Into the cgroups before pid 1 is released: it forks the command
+	 * only after the sync byte, so nothing of the sandbox starts outside. */
+	if (maps_write(pid, &st->setup) < 0 || limits_attach(&plan->limits, pid, &st->setup) < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
 		close(sync[1]); /* pid 1 reads EOF and exits */
 		close(rep[0]);
@@ -443,13 +456,23 @@ pid_t platform_pid(const struct launch *l)
 
 int platform_status(struct launch *l, int raw)
 {
-	int st;
+	struct nsinit_status st;
 
 	/* pid 1 wrote the command's own wait status before it exited; if it
-	 * was killed instead (timeout, cancel) the raw status is all there is. */
-	if (l->status_fd >= 0 && read(l->status_fd, &st, sizeof(st)) == sizeof(st))
-		return st;
-	return raw;
+	 * was killed instead (timeout, cancel, a limit) the raw status is all
+	 * there is. */
+	l->have_status = true;
+	l->status = raw;
+	if (l->status_fd >= 0 && read(l->status_fd, &st, sizeof(st)) == sizeof(st)) {
+		l->status = st.status;
+		l->cpu_ms = st.cpu_ms;
+	}
+	return l->status;
+}
+
+void platform_limits_observe(struct launch *l, struct limit_report *r)
+{
+	limits_observe(l->limits, l->have_status, l->status, l->cpu_ms, r);
 }
 
 int platform_kill_tree(struct launch *l)

@@ -32,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -280,9 +281,16 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			r = -EINVAL;
 			goto out;
 		}
-		if (o->fault_nth <= 1) {
+		if (o->fault_nth <= 1 && o->fault_arg1_set) {
+			/* compared as 32 bits, as the kernel reads an int */
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
+					     fault_nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+								  (uint32_t)o->fault_arg1));
+		} else if (o->fault_nth <= 1) {
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
 					     fault_nr, 0);
+		} else if (o->fault_arg1_set) {
+			r = -EINVAL; /* counted faults see every call: no argument filter */
 		} else {
 			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fault_nr, 0);
 			f->fault_nr = fault_nr;
@@ -639,6 +647,23 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 	return 0;
 }
 
+/* waitid(P_PIDFD) with the kernel's rusage of the program and of every
+ * descendant it (or they) reaped: the glibc wrapper has no rusage. */
+static int spawnx_waitid(int pidfd, siginfo_t *si, int flags, struct spawnx_result *r)
+{
+	struct rusage ru;
+	int rc;
+
+	memset(&ru, 0, sizeof(ru));
+	rc = (int)syscall(SYS_waitid, P_PIDFD, (id_t)pidfd, si, flags, &ru);
+	if (rc == 0 && si->si_pid) {
+		r->maxrss_kib = ru.ru_maxrss;
+		r->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	}
+	return rc;
+}
+
 static void spawnx_status(struct spawnx_result *r, const siginfo_t *si)
 {
 	if (si->si_code == CLD_EXITED) {
@@ -781,7 +806,7 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 				siginfo_t si;
 
 				memset(&si, 0, sizeof(si));
-				if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG) == 0 &&
+				if (spawnx_waitid(s->pidfd, &si, WEXITED | WNOHANG, r) == 0 &&
 				    si.si_pid) {
 					s->reaped = true;
 					spawnx_status(r, &si);
@@ -797,7 +822,7 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 		/* Killed above: SIGKILL ends it promptly (a held call is
 		 * killable), so this wait is short. */
 		memset(&si, 0, sizeof(si));
-		while (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		while (spawnx_waitid(s->pidfd, &si, WEXITED, r) < 0 && errno == EINTR)
 			;
 		s->reaped = true;
 		spawnx_status(r, &si);

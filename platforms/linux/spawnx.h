@@ -87,6 +87,8 @@ struct spawnx_opts {
 	const char *fault_syscall; /* NULL: no fault */
 	int fault_errno;          /* 1..4095 */
 	unsigned int fault_nth;   /* 0 or 1: every call; n: from the nth on */
+	bool fault_arg1_set;      /* only calls whose second argument, as 32 bits, */
+	uint64_t fault_arg1;      /* is fault_arg1 (fault_nth 0 or 1 only) */
 
 	const char *const *hold_syscalls; /* NULL-terminated; NULL: no hold */
 	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
@@ -110,6 +112,9 @@ struct spawnx_result {
 	char setup_step[32];  /* "setns user", "mount private", "seccomp",
 				 "exec", ... */
 	uint64_t duration_ms; /* start to end of the program */
+	long maxrss_kib;      /* the kernel's peak resident size of the program
+				 and of every descendant reaped below it */
+	uint64_t cpu_ms;      /* their CPU time, user + system */
 
 	/* captured output, NUL-terminated, owned */
 	char *out, *err;

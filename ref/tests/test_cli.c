@@ -101,6 +101,12 @@ static void exec_validation(void)
 	expect_status((char *[]){ref, "exec", "--network", "none", "--", "true", NULL}, NULL, 2,
 		      "profile.network.mode: must be \"deny\" or \"allow\" (from --network)",
 		      "--network names its field");
+	expect_status((char *[]){ref, "exec", PLAIN, "--limit", "bogus=3", "--", "true", NULL}, NULL, 2,
+		      "profile.limits.bogus: unknown field (from --limit)", "--limit names its field");
+	expect_status((char *[]){ref, "exec", PLAIN, "--limit", "pids=0x10", "--", "true", NULL}, NULL, 2,
+		      "--limit pids=0x10", "--limit value in hex");
+	expect_status((char *[]){ref, "exec", PLAIN, "--limit", "=3", "--", "true", NULL}, NULL, 2,
+		      "--limit =3", "--limit without a key");
 	static const char *const bad_timeouts[] = {"0x10", "1e3", "-1", "inf", "nan", " 5", "5s",
 						   "1.", ".5", "604801"};
 	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++)

@@ -50,10 +50,17 @@ return scenario {
       -- kernel's one listener); with Landlock scopes (ABI >= 6), signalling
       -- the sandbox's pid 1, outside the command's domain, must fail
       local function tab(x) return type(x) == "table" and x or {} end
+      local function same(a, b) -- by value (enforcement.limits is a table of tables)
+        if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+        for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+        for k in pairs(b) do if a[k] == nil then return false end end
+        return true
+      end
       local e, be = tab(r.outcome.enforcement), tab(base and base.outcome.enforcement)
       for k, v in pairs(be) do
-        if k ~= "denials_reported" and e[k] ~= v then
-          return "enforcement " .. k .. " " .. tostring(e[k]) .. " (plain run " .. tostring(v) .. ")"
+        if k ~= "denials_reported" and not same(e[k], v) then
+          return "enforcement " .. k .. " " .. sp.json_encode(e[k] == nil and sp.null or e[k]) ..
+                 " (plain run " .. sp.json_encode(v) .. ")"
         end
       end
       if type(be.landlock_abi) == "number" and be.landlock_abi >= 6 and (not p[7] or p[7].ok) then

@@ -16,7 +16,7 @@ local context = require "sandproof.context"
 local M = {}
 
 local AREAS = { fs = true, meta = true, swap = true, rt = true, net = true,
-                proc = true, priv = true, setup = true }
+                proc = true, priv = true, setup = true, lim = true }
 local PLATFORMS = { "linux", "macos", "windows" }
 
 local function validate(sc, file)
@@ -30,7 +30,7 @@ local function validate(sc, file)
   end
   local area = sc.id:match("^(%l+)%.")
   if not area or not AREAS[area] then
-    return nil, string.format("%s: id '%s' must start with an area (fs., meta., swap., rt., net., proc., priv., setup.)",
+    return nil, string.format("%s: id '%s' must start with an area (fs., meta., swap., rt., net., proc., priv., setup., lim.)",
       file, sc.id)
   end
   if type(sc.expect) ~= "table" then

@@ -72,6 +72,10 @@ end
 function M.inexpressible(name, spec)
   if spec.raw_request then return name .. " takes no contract request (raw_request)" end
   if (spec.profile or {}).runtime then return name .. " has no runtime roots (profile.runtime)" end
+  if (spec.profile or {}).limits then
+    return name .. " takes no resource limits (profile.limits): an integrator's own cgroups or " ..
+           "rlimits around it would be the integrator's sandbox, not " .. name .. "'s"
+  end
   if spec.output_limit_bytes then
     return name .. " has no output bound: the command writes to descriptors " .. name ..
            " does not capture, so output_limit_bytes cannot be asked of it"
@@ -146,7 +150,7 @@ end
 function M.result(o, r)
   return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
            hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
-           harness_killed = r.leftovers }
+           harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end
 
 -- The last non-empty line of s (a peer's own error is its last stderr line).

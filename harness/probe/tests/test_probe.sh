@@ -135,7 +135,8 @@ check "wrong arg count exits 2" "$RC" 2
 check "wrong arg count names the op" "$(grep -c 'operation 0 (write): wrong number of arguments' "$T/u2.err")" 1
 for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 127.0.0.1 70000" \
 	"sleep abc" "kill 0 TERM" "kill 1 NOSIG" "socket nosuch stream" "socket inet" \
-	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra"; do
+	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra" \
+	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0"; do
 	# shellcheck disable=SC2086
 	run_probe u3 $bad
 	check "usage error: $bad" "$RC:$(wc -c <"$T/u3.out")" "2:0"
@@ -273,6 +274,28 @@ run_probe p9 flood 100000 -- flood 5000 stderr -- getpid
 valid p9 filler
 check "flood stdout: exactly N filler bytes, then JSON lines" "$("$PY" "$T/j.py" filler "$T/p9.out"):$(get p9 0 written)" "100000:100000"
 check "flood stderr: exactly N bytes" "$(wc -c <"$T/p9.err"):$(get p9 1 written)" "5000:5000"
+
+# Resource operations, each bounded by its own argument.
+TAG=sandproof-forkn-tag-$$
+run_probe r1 forkn 5 "$TAG" -- getpid
+valid r1
+check "forkn 5: five children forked" "$(get r1 0 ok):$(get r1 0 forked)" "true:5"
+for _ in $(seq 100); do
+	[ -z "$(pgrep -f "$TAG")" ] && break
+	sleep 0.02
+done
+check "forkn children die with the probe" "$(pgrep -f "$TAG" | wc -l)" 0
+run_probe r2 openn 50 -- alloc 8000000 -- fill "$T/r2f" 200000 -- fill /dev/full 10 -- spin 50
+valid r2
+check "openn: 50 opened" "$(get r2 0 ok):$(get r2 0 opened)" "true:50"
+check "alloc: every byte touched" "$(get r2 1 ok):$(get r2 1 bytes)" "true:8000000"
+check "fill: exactly BYTES written" "$(get r2 2 written):$(wc -c <"$T/r2f")" "200000:200000"
+check "fill /dev/full: ENOSPC at write, 0 written" "$(get r2 3 errno):$(get r2 3 step):$(get r2 3 written)" '"ENOSPC":"write":0'
+check "spin 50: at least 50 ms of CPU" "$(get r2 4 ok):$(( $(get r2 4 cpu_ms) >= 50 ))" "true:1"
+(ulimit -n 20; "$PROBE" openn 10 -- openn 10 -- openn 100 >"$T/r3.out" 2>"$T/r3.err" </dev/null)
+check "openn under ulimit -n 20: 10 and 10 again (closed), then EMFILE below 20" \
+	"$(get r3 0 opened):$(get r3 1 opened):$(get r3 2 errno):$(get r3 2 step):$(( $(get r3 2 opened) < 20 ))" \
+	'10:10:"EMFILE":"open":1'
 
 # A probe killed mid-run leaves only complete lines.
 "$PROBE" write "$T/k" x -- sleep 5000 >"$T/k1.out" 2>/dev/null </dev/null &

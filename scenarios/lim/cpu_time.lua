@@ -1,0 +1,25 @@
+-- cpu_seconds stops a busy loop: with cpu_seconds 1 the probe spins 200 ms
+-- (positive control: it fits), then tries to spin 8 s.  It must be killed
+-- (the kernel's SIGXCPU) and the outcome must say limit_exceeded, limit
+-- cpu_seconds.  Host-side oracle: the kernel's CPU time of every process
+-- of the run (the harness's rusage of the runner and all it reaped) stays
+-- under 5 s, where the unconfined control uses 8.
+return scenario {
+  id = "lim.cpu_time",
+  clauses = { "LIM-6", "LIM-7" },
+  claim = "cpu_seconds stops a busy loop and the outcome names the limit",
+  expect = { linux = { "stopped" }, macos = { "stopped" }, windows = { "stopped" } },
+  run = function(t)
+    local p = t.profiles.workspace_write()
+    p.limits = { cpu_seconds = 1 }
+    local r = t:ran(t:sandbox { profile = p, timeout_ms = 120000, probe = { { "spin", 200 }, { "spin", 8000 } } })
+    local o, a, b = r.outcome, r.probe[1], r.probe[2]
+    t:note("note", string.format("spin 200: %s; spin 8000: %s; kind %s limit %s signal %s; run CPU %s ms",
+      a and tostring(a.cpu_ms) or "missing", b and tostring(b.cpu_ms) or "killed",
+      tostring(o.kind), tostring(o.limit), tostring(o.exit and o.exit.signal), tostring(r.cpu_ms)))
+    if not (a and a.ok) then return "control_failed" end
+    if b or (r.cpu_ms or 0) >= 5000 then return "not_stopped" end
+    if o.kind ~= "limit_exceeded" or o.limit ~= "cpu_seconds" then return "not_reported:" .. tostring(o.kind) end
+    return "stopped"
+  end,
+}
