@@ -11,15 +11,22 @@
 struct strv {
 	char **v; /* v[n] == NULL once anything was pushed */
 	size_t n;
+	size_t cap; /* slots of v (0: v is not ours to grow, or NULL) */
 };
 
+/* Growth doubles, so pushing n strings costs O(n) copies (a request may
+ * hold 262 144 arguments). */
 static inline int strv_push(struct strv *sv, const char *s)
 {
-	char **nv = (char **)realloc(sv->v, (sv->n + 2) * sizeof(*nv));
+	if (sv->n + 2 > sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 8;
+		char **nv = (char **)realloc(sv->v, cap * sizeof(*nv));
 
-	if (!nv)
-		return -ENOMEM;
-	sv->v = nv;
+		if (!nv)
+			return -ENOMEM;
+		sv->v = nv;
+		sv->cap = cap;
+	}
 	sv->v[sv->n] = strdup(s);
 	if (!sv->v[sv->n])
 		return -ENOMEM;
@@ -34,6 +41,7 @@ static inline void strv_free(struct strv *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->n = 0;
+	sv->cap = 0;
 }
 
 #endif

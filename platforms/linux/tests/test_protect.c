@@ -134,7 +134,7 @@ static void touch(const char *p)
 
 static struct strv names_of(const char *const *v)
 {
-	struct strv s = { (char **)v, 0 };
+	struct strv s = { (char **)v, 0, 0 };
 
 	while (v[s.n])
 		s.n++;
