@@ -116,7 +116,7 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 }
 
 /* sp.spawn{argv, env (array "K=V"), cwd, stdin, timeout_ms, lab,
- * private_mounts, private_net, fault = {syscall, errno, nth},
+ * private_mounts, private_net, fault = {syscall, errno, nth, once},
  * hold = {syscalls, at, action}} -> result | nil, msg, errno */
 static int l_spawn(lua_State *L)
 {
@@ -169,7 +169,9 @@ static int l_spawn(lua_State *L)
 			return luaL_error(L, "sp.spawn: unknown errno name %s", lua_tostring(L, -1));
 		lua_getfield(L, -3, "nth");
 		o.fault_nth = (unsigned)luaL_optinteger(L, -1, 1);
-		lua_pop(L, 3);
+		lua_getfield(L, -4, "once");
+		o.fault_once = lua_toboolean(L, -1);
+		lua_pop(L, 4);
 	}
 	lua_pop(L, 1);
 
@@ -213,6 +215,14 @@ static int l_spawn(lua_State *L)
 	}
 	lua_pop(L, 1);
 	push_result(L, &r);
+	if (o.fault_syscall && (o.fault_once || o.fault_nth >= 2)) {
+		/* counted only when the parent answers each call (notification);
+		 * a plain errno rule fails every call without being told */
+		lua_pushinteger(L, (lua_Integer)r.fault_calls);
+		lua_setfield(L, -2, "fault_calls");
+		lua_pushinteger(L, (lua_Integer)r.fault_failed);
+		lua_setfield(L, -2, "fault_failed");
+	}
 	spawnx_result_free(&r);
 	return 1;
 }

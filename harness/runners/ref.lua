@@ -41,7 +41,8 @@ function M.sandbox(t, spec)
   -- harness_killed: processes the harness itself had to kill after the
   -- runner ended (its residue; a runner that holds PROC-10 leaves none)
   return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           hold_total = r.hold_total, hold_hit = r.hold_hit,
+           fault_calls = r.fault_calls, fault_failed = r.fault_failed, runner_stderr = r.stderr,
            harness_killed = r.leftovers }
 end
 

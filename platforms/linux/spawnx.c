@@ -280,7 +280,7 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			r = -EINVAL;
 			goto out;
 		}
-		if (o->fault_nth <= 1) {
+		if (o->fault_nth <= 1 && !o->fault_once) {
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
 					     fault_nr, 0);
 		} else {
@@ -606,7 +606,9 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 	resp.id = req.id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	if (req.data.nr == f->fault_nr) {
-		if (++r->fault_calls >= o->fault_nth) {
+		uint64_t nth = o->fault_nth ? o->fault_nth : 1;
+
+		if (++r->fault_calls == nth || (r->fault_calls > nth && !o->fault_once)) {
 			resp.flags = 0;
 			resp.error = -o->fault_errno;
 			r->fault_failed++;
