@@ -321,6 +321,41 @@ function M.swapper_run(t, o)
   return r, exchanges, ops, M.tally(errs)
 end
 
+-- Sibling prefixes (FS-2): a write-protecting policy on one directory of a
+-- pair whose names share a prefix (t.ws/proj and t.ws/proj2, both in the
+-- write root) must hold on it and leave the other writable - a component
+-- boundary, not a string prefix.  Two runs: the policy on proj (proj2 the
+-- sibling), then on proj2 (proj the sibling); profile(path) builds the
+-- request.  In each, the workspace write is the positive control, the
+-- sibling's file must be overwritten and the protected one must not (host
+-- oracles).  Returns "exact", "written" (the policy did not hold),
+-- "sibling_denied" (it reached the sibling) or "control_failed".
+function M.sibling_prefix_write(t, profile)
+  local dirs = { t.ws .. "/proj", t.ws .. "/proj2" }
+  for _, d in ipairs(dirs) do
+    assert(sp.mkdir(d))
+    assert(sp.write(d .. "/f", "original\n"))
+  end
+  local notes, verdict = {}, "exact"
+  for i, denied in ipairs(dirs) do
+    local sibling, control = dirs[3 - i], string.format("%s/control%d", t.ws, i)
+    local r = t:ran(t:sandbox { profile = profile(denied), probe = {
+      { "write", control, "ok" },                                  -- positive control
+      { "write", sibling .. "/f", "sibling" },
+      { "write", denied .. "/f", "pwned" },
+    } })
+    if sp.read(control) ~= "ok" then return "control_failed" end
+    local s, d = r.probe[2] or {}, r.probe[3] or {}
+    notes[#notes + 1] = string.format("policy on %s: sibling write %s, write %s", denied:match("[^/]+$"),
+      s.ok and "ok" or tostring(s.errno), d.ok and "ok" or tostring(d.errno))
+    if sp.read(denied .. "/f") ~= "original\n" then verdict = "written"
+    elseif sp.read(sibling .. "/f") ~= "sibling" and verdict == "exact" then verdict = "sibling_denied" end
+    assert(sp.write(sibling .. "/f", "original\n"))
+  end
+  t:note("note", table.concat(notes, "; "))
+  return verdict
+end
+
 -- every syscall that resolves a path (unused ones cost nothing)
 M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
