@@ -321,6 +321,40 @@ function M.swapper_run(t, o)
   return r, exchanges, ops, M.tally(errs)
 end
 
+-- The probe's argument words for ops, to run the probe from a shell
+-- command (`exec "$@"` after the shell's own work): { probe, op1 ..., "--",
+-- op2 ... }.
+function M.probe_argv(t, ops)
+  local argv = { t.paths.probe }
+  for i, op in ipairs(ops) do
+    if i > 1 then argv[#argv + 1] = "--" end
+    for _, a in ipairs(op) do argv[#argv + 1] = tostring(a) end
+  end
+  return argv
+end
+
+-- A mount-options string ("ro,nosuid,relatime") as a set.
+function M.opt_set(s)
+  local set = {}
+  for o in tostring(s or ""):gmatch("[^,]+") do set[o] = true end
+  return set
+end
+
+-- The lines of /proc/self/mountinfo found in text (other lines skipped):
+-- { id, parent, point (octal escapes decoded), options (a set), fstype }.
+function M.mountinfo_parse(text)
+  local out = {}
+  for line in tostring(text or ""):gmatch("[^\n]+") do
+    local id, parent, point, opts, fstype = line:match("^(%d+) (%d+) %S+ %S+ (%S+) (%S+).- %- (%S+) ")
+    if id then
+      point = point:gsub("\\(%d%d%d)", function(o) return string.char(tonumber(o, 8)) end)
+      out[#out + 1] = { id = tonumber(id), parent = tonumber(parent), point = point,
+                        options = M.opt_set(opts), raw = opts, fstype = fstype }
+    end
+  end
+  return out
+end
+
 -- Sibling prefixes (FS-2): a write-protecting policy on one directory of a
 -- pair whose names share a prefix (t.ws/proj and t.ws/proj2, both in the
 -- write root) must hold on it and leave the other writable - a component
