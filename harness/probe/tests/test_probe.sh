@@ -218,7 +218,7 @@ if "${MNTNS[@]}" true 2>/dev/null; then
 	"${MNTNS[@]}" sh -c '
 		mount -t tmpfs -o size=8k lower "$1/m/a b" &&
 		mount -t tmpfs -o nosuid,size=16k upper "$1/m/a b" && ln -s / "$1/m/a b/link" &&
-		mount -o remount,ro "$1/m/a b" &&
+		mount -o remount,bind,ro,nosuid "$1/m/a b" &&
 		"$2" mountinfo "$1/m/a b" -- mountinfo "$1/m/a b/link" -- mountinfo "$1/m/nothing"' \
 		sh "$T" "$PROBE" >"$T/m3.out" 2>"$T/m3.err" </dev/null
 	valid m3
