@@ -21,7 +21,9 @@
 --     denials_reported may differ: the harness's notifier takes the
 --     kernel's one listener).
 -- A step that fails once and is retried is fine: the run is then confined.
--- The plain run is the positive control (it ran, and it was confined).
+-- The plain run is the positive control (it ran, and it was confined:
+-- every enforcement fact it reports true by its effect, as in
+-- setup.enforcement_effects).
 -- Power: a counted run (from k >= 2, or single shot: the harness answers
 -- each call) in which call k never came proves nothing about k; it is
 -- repeated (t:fault), and every counted run must have hit its call.
@@ -135,7 +137,8 @@ return scenario {
     -- positive control: a plain run runs, confined
     local base = t:ran(t:sandbox(spec()))
     if not sp.exists(ran) then return "control_failed" end
-    local b0 = breach(t, base, nil, outside, extra, #ops)
+    local b0 = breach(t, base, nil, outside, extra, #ops) or
+      lib.enforcement_problem(base.outcome, lib.effects(base.probe, 8, extra), outside)
     if b0 then t:note("note", "plain run: " .. b0); return "unconfined" end
     reset()
     local MODES = { { name = "from k on", once = false }, { name = "single shot", once = true } }
