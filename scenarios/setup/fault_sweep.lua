@@ -97,8 +97,12 @@ local function judge(t, r, base, outside, extra, nops, what)
   local se = type(o.setup_error) == "table" and o.setup_error or {}
   if sp.exists(t.ws .. "/ran") then
     local b = breach(t, r, base, outside, extra, nops)
-    if b then return nil, "unconfined", string.format("%s: the command ran unconfined (%s), kind %s", what, b, tostring(o.kind)) end
-    if o.kind == "sandbox_setup_failure" then return nil, "ran_after_refusal", what .. ": refused after the command ran" end
+    if b then
+      return nil, "unconfined", string.format("%s: the command ran unconfined (%s), kind %s", what, b, tostring(o.kind))
+    end
+    if o.kind == "sandbox_setup_failure" then
+      return nil, "ran_after_refusal", what .. ": refused after the command ran"
+    end
     return "confined", nil, string.format("%s: ran confined, kind %s", what, tostring(o.kind))
   end
   if o.kind == "sandbox_setup_failure" and type(se.step) == "string" and se.step ~= "" then
@@ -155,7 +159,8 @@ return scenario {
         for m = 1, k < n and 2 or 1 do
           local mode = MODES[m]
           mark = #t.evidence
-          local r = t:fault { syscall = sc, errno = "EPERM", nth = k, once = mode.once, sandbox = spec(), reset = reset }
+          local r = t:fault { syscall = sc, errno = "EPERM", nth = k, once = mode.once, sandbox = spec(),
+                              reset = reset }
           quiet(mark)
           if r.fault_hit ~= nil then
             counted = counted + 1
