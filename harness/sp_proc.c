@@ -120,7 +120,7 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 }
 
 /* sp.spawn{argv, env (array "K=V"), cwd, stdin, timeout_ms, lab,
- * private_mounts, private_net, fault = {syscall, errno, nth, arg1},
+ * private_mounts, private_net, fault = {syscall, errno, nth, once, arg1},
  * hold = {syscalls, at, action}} -> result | nil, msg, errno */
 static int l_spawn(lua_State *L)
 {
@@ -176,7 +176,9 @@ static int l_spawn(lua_State *L)
 		lua_getfield(L, -4, "arg1");
 		o.fault_arg1_set = !lua_isnil(L, -1);
 		o.fault_arg1 = (uint64_t)luaL_optinteger(L, -1, 0);
-		lua_pop(L, 4);
+		lua_getfield(L, -5, "once");
+		o.fault_once = lua_toboolean(L, -1);
+		lua_pop(L, 5);
 	}
 	lua_pop(L, 1);
 
@@ -220,6 +222,14 @@ static int l_spawn(lua_State *L)
 	}
 	lua_pop(L, 1);
 	push_result(L, &r);
+	if (o.fault_syscall && (o.fault_once || o.fault_nth >= 2)) {
+		/* counted only when the parent answers each call (notification);
+		 * a plain errno rule fails every call without being told */
+		lua_pushinteger(L, (lua_Integer)r.fault_calls);
+		lua_setfield(L, -2, "fault_calls");
+		lua_pushinteger(L, (lua_Integer)r.fault_failed);
+		lua_setfield(L, -2, "fault_failed");
+	}
 	spawnx_result_free(&r);
 	return 1;
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const struct probe_op *const probe_tables[] = {
-	probe_fs_ops, probe_net_ops, probe_priv_ops, probe_proc_ops, probe_res_ops,
+	probe_fs_ops, probe_mount_ops, probe_net_ops, probe_priv_ops, probe_proc_ops, probe_res_ops,
 };
 
 static const struct probe_op *probe_find(const char *name)

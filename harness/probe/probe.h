@@ -9,8 +9,8 @@
  *
  * Module layout: probe.c (CLI, validation, dispatch), probe_out.c (JSON
  * lines, errno and signal names), probe_args.c (argument parsers shared by
- * validation and execution), probe_fs.c, probe_net.c, probe_priv.c,
- * probe_proc.c, probe_res.c (the operations, one table each). */
+ * validation and execution), probe_fs.c, probe_mount.c, probe_net.c,
+ * probe_priv.c, probe_proc.c, probe_res.c (the operations, one table each). */
 #ifndef SANDPROOF_PROBE_H
 #define SANDPROOF_PROBE_H
 
@@ -62,6 +62,7 @@ struct probe_op {
 
 /* Operation tables, each terminated by an entry with name NULL. */
 extern const struct probe_op probe_fs_ops[];
+extern const struct probe_op probe_mount_ops[];
 extern const struct probe_op probe_net_ops[];
 extern const struct probe_op probe_priv_ops[];
 extern const struct probe_op probe_proc_ops[];

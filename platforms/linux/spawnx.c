@@ -281,12 +281,12 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			r = -EINVAL;
 			goto out;
 		}
-		if (o->fault_nth <= 1 && o->fault_arg1_set) {
+		if (o->fault_nth <= 1 && !o->fault_once && o->fault_arg1_set) {
 			/* compared as 32 bits, as the kernel reads an int */
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
 					     fault_nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
 								  (uint32_t)o->fault_arg1));
-		} else if (o->fault_nth <= 1) {
+		} else if (o->fault_nth <= 1 && !o->fault_once) {
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)o->fault_errno),
 					     fault_nr, 0);
 		} else if (o->fault_arg1_set) {
@@ -614,7 +614,9 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 	resp.id = req.id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	if (req.data.nr == f->fault_nr) {
-		if (++r->fault_calls >= o->fault_nth) {
+		uint64_t nth = o->fault_nth ? o->fault_nth : 1;
+
+		if (++r->fault_calls == nth || (r->fault_calls > nth && !o->fault_once)) {
 			resp.flags = 0;
 			resp.error = -o->fault_errno;
 			r->fault_failed++;

@@ -17,10 +17,12 @@
  *     child after no_new_privs, right before execve, inherited by the whole
  *     tree) for:
  *       FAULT  one syscall fails with an errno, from its nth call on (all
- *              processes of the tree count, in arrival order).  nth <= 1 is
- *              a plain SECCOMP_RET_ERRNO rule; nth >= 2 uses user
- *              notification: the parent continues calls 1..nth-1 and
- *              answers the rest with the error;
+ *              processes of the tree count, in arrival order), or with
+ *              fault_once only at its nth call (single shot: a step that
+ *              retries, or that another layer masks, is then seen as such).
+ *              nth <= 1 without once is a plain SECCOMP_RET_ERRNO rule;
+ *              otherwise user notification: the parent continues every
+ *              call but the faulted ones, which it answers with the error;
  *       HOLD   user notification for a list of syscalls: the parent counts
  *              every notification (tree-wide, arrival order) and at the k-th
  *              calls action(ctx, k, name, pid) while that call is blocked,
@@ -89,6 +91,7 @@ struct spawnx_opts {
 	unsigned int fault_nth;   /* 0 or 1: every call; n: from the nth on */
 	bool fault_arg1_set;      /* only calls whose second argument, as 32 bits, */
 	uint64_t fault_arg1;      /* is fault_arg1 (fault_nth 0 or 1 only) */
+	bool fault_once;          /* only the nth call (0 or 1: the first) fails */
 
 	const char *const *hold_syscalls; /* NULL-terminated; NULL: no hold */
 	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
@@ -126,8 +129,8 @@ struct spawnx_result {
 	bool hold_hit;        /* the hold_at-th arrived and action ran */
 	int action_rc;        /* action's return value */
 	pid_t hold_pid;       /* the process whose call was held */
-	uint64_t fault_calls; /* nth >= 2: calls of the faulted syscall seen */
-	uint64_t fault_failed;/* nth >= 2: of these, answered with the error */
+	uint64_t fault_calls; /* nth >= 2 or once: calls of the faulted syscall seen */
+	uint64_t fault_failed;/* nth >= 2 or once: of these, answered with the error */
 
 	/* processes */
 	int leftovers;        /* processes of the run alive once the program

@@ -1,9 +1,16 @@
--- With Landlock in the kernel, the runner applies it and says so:
--- enforcement.landlock_abi is > 0 and no more than the kernel's ABI
--- (OUT-4: what was applied, never what was asked).  The host's ABI is read
--- on the host, with landlock_create_ruleset(NULL, 0, VERSION) (syscall 444
--- on every Linux architecture), through perl's syscall() because the
--- harness has no primitive for it.  A host without Landlock skips.
+-- With Landlock in the kernel, the runner applies it, and the effect shows
+-- inside the sandbox, not only the number it reports (OUT-4: what was
+-- applied, never what was asked).  The effect: a write to /proc/self/comm,
+-- which the mount layer allows (the sandbox's /proc is a fresh read-write
+-- procfs, checked by mountinfo in the same run), fails with EACCES -
+-- only Landlock refuses it, /proc not being a write root; with ABI >= 6,
+-- signal 0 to the sandbox's pid 1 (outside the command's Landlock domain)
+-- fails too (signal scope).  The workspace write is the positive control.
+-- enforcement.landlock_abi must be > 0 and no more than the kernel's ABI.
+-- The host's ABI is read on the host, with landlock_create_ruleset(NULL, 0,
+-- VERSION) (syscall 444 on every Linux architecture), through perl's
+-- syscall() because the harness has no primitive for it.  A host without
+-- Landlock skips.
 local function host_abi()
   local r = sp.spawn { argv = { "perl", "-e", "my $v = syscall(444, 0, 0, 1); print $v < 0 ? 0 : $v" },
                        timeout_ms = 5000 }
@@ -14,20 +21,34 @@ end
 return scenario {
   id = "fs.landlock_applied",
   clauses = { "FS-6", "OUT-4" },
-  claim = "when the kernel has Landlock, the runner applies it and reports the ABI it used",
+  claim = "when the kernel has Landlock, the runner applies it - a write the mounts allow is refused - and reports the ABI it used",
   expect = { linux = { "applied" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end
     local abi = host_abi()
     if not abi then t:skip("cannot read the host's Landlock ABI (perl is missing)") end
     if abi <= 0 then t:skip("Landlock unavailable in this kernel") end
-    local r = t:ran(t:sandbox { probe = { { "write", t.ws .. "/control", "ok" } } })
+    local r = t:ran(t:sandbox { probe = {
+      { "write", t.ws .. "/control", "ok" },                         -- positive control
+      { "mountinfo", "/proc" },
+      { "write", "/proc/self/comm", "sandproof-probe" },
+      { "kill", 1, 0 },
+    } })
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local e = r.outcome.enforcement
     local used = type(e) == "table" and tonumber(e.landlock_abi) or nil
-    t:note("note", string.format("host Landlock ABI %d, enforcement.landlock_abi %s", abi, tostring(used)))
+    local m, comm, kill1 = r.probe[2] or {}, r.probe[3] or {}, r.probe[4] or {}
+    local proc_rw = m.ok and m.fstype == "proc" and m.options and (","  .. m.options .. ","):find(",rw,") ~= nil
+    t:note("note", string.format("host Landlock ABI %d, enforcement.landlock_abi %s; /proc %s %s; " ..
+      "write /proc/self/comm %s; kill(1, 0) %s", abi, tostring(used), tostring(m.fstype), tostring(m.options),
+      comm.ok and "ok" or tostring(comm.errno), kill1.ok and "ok" or tostring(kill1.errno)))
     if not used or used <= 0 then return "not_applied" end
     if used > abi then return "overstated" end
+    -- without a read-write /proc the refusal could be the mount layer's
+    if not proc_rw then return "unverifiable" end
+    if comm.ok then return "not_enforced" end
+    if comm.errno ~= "EACCES" then return "refused_otherwise:" .. tostring(comm.errno) end
+    if used >= 6 and kill1.ok then return "no_signal_scope" end
     return "applied"
   end,
 }

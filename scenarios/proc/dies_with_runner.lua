@@ -1,25 +1,28 @@
 -- The sandbox dies with its runner: SIGKILL to the runner 400 ms into a
 -- run (no chance to clean up) must take the command and a daemonized
 -- grandchild with it.  The command starts the daemon, writes "started"
--- (the positive control), then sleeps.  The daemon writes to the runner's
--- capture pipe every 10 ms with SIGPIPE ignored: when the runner is gone
--- the write fails (EPIPE), and a daemon still alive then writes "survived"
--- into the workspace; so does one that outlives the command's first
--- process by 50 ms.  That file is the oracle (the harness kills a runner's
--- leftovers as soon as the runner exits, so a census afterwards could not
--- tell).
+-- (the positive control), then sleeps; both ignore SIGTERM, so a sandbox
+-- that dies with its runner only by a SIGTERM is caught.  The daemon
+-- writes to the runner's capture pipe every 10 ms with SIGPIPE ignored:
+-- when the runner is gone the write fails (EPIPE), or the command's first
+-- process is gone; a daemon still alive 50 ms after either writes
+-- "survived" into the workspace (the kernel's teardown of the sandbox
+-- after the runner's death is not instantaneous: without that grace a
+-- daemon killed a moment later was counted as a survivor).  That file is
+-- the oracle (the harness kills a runner's leftovers as soon as the runner
+-- exits, so a census afterwards could not tell).
 return scenario {
   id = "proc.dies_with_runner",
   clauses = { "PROC-10" },
-  claim = "a SIGKILLed runner leaves no sandboxed process behind, daemonized ones included",
+  claim = "a SIGKILLed runner leaves no sandboxed process behind, daemonized ones and ones that ignore SIGTERM included",
   expect = { linux = { "died" }, macos = { "died" }, windows = { "died" } },
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
-    local daemon = 'trap "" PIPE; echo $$ > "$WS/daemon.pid"; ' ..
+    local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
       'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-      'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
+      'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
     local r = t:sandbox { timeout_ms = 20000, signal_after_ms = 400, signal = "SIGKILL", command = { "sh", "-c",
-      '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
+      'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
       'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
       'echo started > "$PWD/started"; sleep 15' } }
     sp.sleep_ms(300)

@@ -1,7 +1,8 @@
 -- The run ends when the command's first process ends, and descendants
 -- still alive then are killed, daemonized ones included.  The command
--- starts a daemon (setsid, double fork) and exits 0 once the daemon is
--- running (its pid file is the positive control).  The daemon watches the
+-- starts a daemon (setsid, double fork) that ignores SIGTERM, so only a
+-- real kill ends it, and exits 0 once the daemon is running (its pid file
+-- is the positive control).  The daemon watches the
 -- command's first process; if it is still alive 50 ms after that process
 -- is gone, it writes "survived" into the workspace.  That file, not a
 -- process listing, is the oracle: the harness itself kills whatever a
@@ -10,11 +11,11 @@
 return scenario {
   id = "proc.exit_kills_descendants",
   clauses = { "PROC-5", "PROC-9" },
-  claim = "when the command's first process exits, every descendant it left, daemonized ones included, is killed",
+  claim = "when the command's first process exits, every descendant it left, daemonized ones and ones that ignore SIGTERM included, is killed",
   expect = { linux = { "killed" }, macos = { "killed" }, windows = { "killed" } },
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
-    local daemon = 'trap "" PIPE; echo $$ > "$WS/daemon.pid"; ' ..
+    local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
       'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
       'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
     local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c",

@@ -226,12 +226,26 @@ function T:hold_count(h)
 end
 
 -- Run spec with the runner under a fault: `syscall` fails with `errno`
--- (from its nth call on, default 1).
+-- from its nth call on (default 1), or with f.once only at its nth call;
+-- with f.arg1 only calls whose second argument (32 bits) is f.arg1.
+-- r.fault_hit: whether the error was delivered, when the harness could
+-- count it (nth >= 2 or once; nil for a plain "every call" fault).  A
+-- counted run in which the nth call never came was a plain run and proves
+-- nothing about call nth: it is repeated, up to f.retries times (default 2),
+-- after f.reset() when given (to undo what the plain run left on the host).
 function T:fault(f)
-  self._ctx.fault = { syscall = f.syscall, errno = f.errno, nth = f.nth or 1, arg1 = f.arg1 }
-  local ok, r = pcall(self.sandbox, self, f.sandbox or {})
-  self._ctx.fault = nil
-  if not ok then error(r, 0) end
+  local counted, r = f.once or (f.nth or 1) >= 2, nil
+  for i = 0, counted and (f.retries or 2) or 0 do
+    if i > 0 and f.reset then f.reset() end
+    self._ctx.fault = { syscall = f.syscall, errno = f.errno, nth = f.nth or 1, once = f.once,
+                        arg1 = f.arg1 }
+    local ok
+    ok, r = pcall(self.sandbox, self, f.sandbox or {})
+    self._ctx.fault = nil
+    if not ok then error(r, 0) end
+    if r.fault_failed ~= nil then r.fault_hit = r.fault_failed > 0 end
+    if r.fault_hit ~= false or r.unsupported then break end
+  end
   return r
 end
 

@@ -321,6 +321,202 @@ function M.swapper_run(t, o)
   return r, exchanges, ops, M.tally(errs)
 end
 
+-- The probe's argument words for ops, to run the probe from a shell
+-- command (`exec "$@"` after the shell's own work): { probe, op1 ..., "--",
+-- op2 ... }.
+function M.probe_argv(t, ops)
+  local argv = { t.paths.probe }
+  for i, op in ipairs(ops) do
+    if i > 1 then argv[#argv + 1] = "--" end
+    for _, a in ipairs(op) do argv[#argv + 1] = tostring(a) end
+  end
+  return argv
+end
+
+-- A mount-options string ("ro,nosuid,relatime") as a set.
+function M.opt_set(s)
+  local set = {}
+  for o in tostring(s or ""):gmatch("[^,]+") do set[o] = true end
+  return set
+end
+
+-- The lines of /proc/self/mountinfo found in text (other lines skipped):
+-- { id, parent, point (octal escapes decoded), options (a set), fstype }.
+function M.mountinfo_parse(text)
+  local out = {}
+  for line in tostring(text or ""):gmatch("[^\n]+") do
+    local id, parent, point, opts, fstype = line:match("^(%d+) (%d+) %S+ %S+ (%S+) (%S+).- %- (%S+) ")
+    if id then
+      point = point:gsub("\\(%d%d%d)", function(o) return string.char(tonumber(o, 8)) end)
+      out[#out + 1] = { id = tonumber(id), parent = tonumber(parent), point = point,
+                        options = M.opt_set(opts), raw = opts, fstype = fstype }
+    end
+  end
+  return out
+end
+
+-- ---- enforcement seen by its effects (OUT-4) -------------------------------
+
+-- The outcome's namespace facts and their /proc/self/ns names.
+M.NS = { { "user_ns", "user" }, { "mount_ns", "mnt" }, { "pid_ns", "pid" }, { "net_ns", "net" },
+         { "ipc_ns", "ipc" } }
+-- The mounts whose options a confined run must show (FS-1, FS-4, FS-5).
+M.EFFECT_MOUNTS = { "/", "/tmp", "/dev", "/dev/pts", "/dev/shm", "/proc" }
+
+-- Probe ops showing, from inside, what was really enforced: the namespace
+-- links, /proc/self/status (NoNewPrivs, Seccomp, Cap*), a write to
+-- /proc/self/comm - on the fresh read-write /proc the mount layer allows
+-- it, only Landlock refuses it (EACCES) - signal 0 to pid 1, which the
+-- Landlock signal scope (ABI >= 6) refuses, io_uring_setup (refused by
+-- seccomp, a typed denial when denials are reported), and the mountinfo
+-- of EFFECT_MOUNTS and then of `mounts`.  The comm written is the probe's
+-- own, so a hold keyed on it still matches.  Read back with M.effects.
+function M.effect_ops(mounts)
+  local ops = {}
+  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2] } end
+  ops[#ops + 1] = { "read", "/proc/self/status" }
+  ops[#ops + 1] = { "write", "/proc/self/comm", "sandproof-probe" }
+  ops[#ops + 1] = { "kill", 1, 0 }
+  ops[#ops + 1] = { "io_uring" }
+  for _, p in ipairs(M.EFFECT_MOUNTS) do ops[#ops + 1] = { "mountinfo", p } end
+  for _, p in ipairs(mounts or {}) do ops[#ops + 1] = { "mountinfo", p } end
+  return ops
+end
+
+local function ok_or_errno(x) return not x and "missing" or x.ok and "ok" or tostring(x.errno) end
+
+-- "Name:\tvalue" lines of a /proc/PID/status text, as a table.
+function M.status_fields(text)
+  local f = {}
+  for k, v in tostring(text or ""):gmatch("([%w_]+):%s*([^\n]*)") do f[k] = v end
+  return f
+end
+
+-- The effects in probe results p, effect_ops(mounts) having started at
+-- index first: { ns = { user = "user:[...]", ... }, status = {...},
+-- comm, kill1, io_uring = "ok" or an errno name, mounts = { [path] = "fstype options"
+-- or "errno" }, mount = { [path] = the mountinfo result } }.
+function M.effects(p, first, mounts)
+  local fx, i = { ns = {}, mounts = {}, mount = {} }, first
+  for _, n in ipairs(M.NS) do
+    local x = p[i] or {}
+    fx.ns[n[2]] = x.ok and x.target or nil
+    i = i + 1
+  end
+  fx.status = M.status_fields(p[i] and p[i].ok and p[i].data)
+  fx.comm, fx.kill1, fx.io_uring = ok_or_errno(p[i + 1]), ok_or_errno(p[i + 2]), ok_or_errno(p[i + 3])
+  i = i + 4
+  local all = {}
+  for _, m in ipairs(M.EFFECT_MOUNTS) do all[#all + 1] = m end
+  for _, m in ipairs(mounts or {}) do all[#all + 1] = m end
+  for _, m in ipairs(all) do
+    local x = p[i] or {}
+    fx.mount[m] = x
+    fx.mounts[m] = x.ok and (tostring(x.fstype) .. " " .. tostring(x.options)) or ok_or_errno(p[i])
+    i = i + 1
+  end
+  return fx
+end
+
+-- The namespaces and seccomp filters of a process started the way the
+-- runner is (t:spawn: same lab, no sandbox): what "new" is measured from.
+function M.outside_effects(t)
+  local ops = {}
+  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2] } end
+  ops[#ops + 1] = { "read", "/proc/self/status" }
+  local r = t:spawn { argv = M.probe_argv(t, ops), timeout_ms = 10000 }
+  local p = {}
+  for line in tostring(r.stdout or ""):gmatch("[^\n]+") do
+    local j = line:sub(1, 1) == "{" and sp.json_decode(line) or nil
+    if j and j.op then p[#p + 1] = j end
+  end
+  local out = { ns = {} }
+  for i, n in ipairs(M.NS) do out.ns[n[2]] = p[i] and p[i].ok and p[i].target or nil end
+  out.status = M.status_fields(p[#M.NS + 1] and p[#M.NS + 1].ok and p[#M.NS + 1].data)
+  for _, n in ipairs(M.NS) do
+    if not out.ns[n[2]] then error({ sp_error = "cannot read the host's /proc/self/ns/" .. n[2] }, 0) end
+  end
+  return out
+end
+
+local ZERO = "0000000000000000"
+
+local function mount_rw(m) return m and m.ok and M.opt_set(m.options).rw or false end
+
+-- Each fact outcome o's enforcement reports, checked by its effect fx (from
+-- M.effects) against outside (M.outside_effects).  A fact reported false,
+-- or absent, claims nothing and is not checked.  Returns the first fact
+-- whose effect is missing ("user_ns: user:[..] is the host's") or nil, and
+-- a line per fact for the evidence.
+function M.enforcement_problem(o, fx, outside)
+  local e = type(o.enforcement) == "table" and o.enforcement or {}
+  local lines, bad = {}, nil
+  local function check(fact, ok, seen)
+    lines[#lines + 1] = string.format("%s=%s: %s", fact, tostring(e[fact]), seen)
+    if e[fact] and e[fact] ~= 0 and not ok and not bad then bad = fact .. ": " .. seen end
+  end
+  for _, n in ipairs(M.NS) do
+    local inside = fx.ns[n[2]]
+    check(n[1], inside and inside ~= outside.ns[n[2]],
+      string.format("%s inside, %s outside", tostring(inside), tostring(outside.ns[n[2]])))
+  end
+  local s, so = fx.status, outside.status
+  check("seccomp", s.Seccomp == "2" and (tonumber(s.Seccomp_filters) or 0) > (tonumber(so.Seccomp_filters) or 0),
+    string.format("Seccomp %s with %s filters (outside %s)", tostring(s.Seccomp), tostring(s.Seccomp_filters),
+      tostring(so.Seccomp_filters)))
+  check("no_new_privs", s.NoNewPrivs == "1", "NoNewPrivs " .. tostring(s.NoNewPrivs))
+  check("caps_dropped", s.CapInh == ZERO and s.CapPrm == ZERO and s.CapEff == ZERO and s.CapBnd == ZERO and
+    s.CapAmb == ZERO, string.format("CapInh %s CapPrm %s CapEff %s CapBnd %s CapAmb %s", tostring(s.CapInh),
+      tostring(s.CapPrm), tostring(s.CapEff), tostring(s.CapBnd), tostring(s.CapAmb)))
+  local abi = tonumber(e.landlock_abi) or 0
+  local proc_rw = mount_rw(fx.mount["/proc"])
+  check("landlock_abi", proc_rw and fx.comm == "EACCES" and (abi < 6 or fx.kill1 == "EPERM"),
+    string.format("write /proc/self/comm %s with /proc %s; kill(1, 0) %s", fx.comm,
+      proc_rw and "read-write" or "not read-write (Landlock cannot be told apart)", fx.kill1))
+  local named = false
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    named = named or (d.kind == "syscall" and d.name == "io_uring_setup")
+  end
+  check("denials_reported", fx.io_uring == "EPERM" and named,
+    string.format("io_uring_setup %s, %s", fx.io_uring, named and "reported as a denial" or "no denial reported"))
+  return bad, lines
+end
+
+-- Sibling prefixes (FS-2): a write-protecting policy on one directory of a
+-- pair whose names share a prefix (t.ws/proj and t.ws/proj2, both in the
+-- write root) must hold on it and leave the other writable - a component
+-- boundary, not a string prefix.  Two runs: the policy on proj (proj2 the
+-- sibling), then on proj2 (proj the sibling); profile(path) builds the
+-- request.  In each, the workspace write is the positive control, the
+-- sibling's file must be overwritten and the protected one must not (host
+-- oracles).  Returns "exact", "written" (the policy did not hold),
+-- "sibling_denied" (it reached the sibling) or "control_failed".
+function M.sibling_prefix_write(t, profile)
+  local dirs = { t.ws .. "/proj", t.ws .. "/proj2" }
+  for _, d in ipairs(dirs) do
+    assert(sp.mkdir(d))
+    assert(sp.write(d .. "/f", "original\n"))
+  end
+  local notes, verdict = {}, "exact"
+  for i, denied in ipairs(dirs) do
+    local sibling, control = dirs[3 - i], string.format("%s/control%d", t.ws, i)
+    local r = t:ran(t:sandbox { profile = profile(denied), probe = {
+      { "write", control, "ok" },                                  -- positive control
+      { "write", sibling .. "/f", "sibling" },
+      { "write", denied .. "/f", "pwned" },
+    } })
+    if sp.read(control) ~= "ok" then return "control_failed" end
+    local s, d = r.probe[2] or {}, r.probe[3] or {}
+    notes[#notes + 1] = string.format("policy on %s: sibling write %s, write %s", denied:match("[^/]+$"),
+      s.ok and "ok" or tostring(s.errno), d.ok and "ok" or tostring(d.errno))
+    if sp.read(denied .. "/f") ~= "original\n" then verdict = "written"
+    elseif sp.read(sibling .. "/f") ~= "sibling" and verdict == "exact" then verdict = "sibling_denied" end
+    assert(sp.write(sibling .. "/f", "original\n"))
+  end
+  t:note("note", table.concat(notes, "; "))
+  return verdict
+end
+
 -- every syscall that resolves a path (unused ones cost nothing)
 M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",

@@ -149,7 +149,8 @@ end
 -- ended, which the harness killed - residue).
 function M.result(o, r)
   return { outcome = o, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit, runner_stderr = r.stderr,
+           hold_total = r.hold_total, hold_hit = r.hold_hit,
+           fault_calls = r.fault_calls, fault_failed = r.fault_failed, runner_stderr = r.stderr,
            harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end
 

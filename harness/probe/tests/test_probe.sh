@@ -212,10 +212,28 @@ if "${MNTNS[@]}" true 2>/dev/null; then
 	check "write on a read-only bind mount: EROFS" "$(get m1 0 errno)" '"EROFS"'
 	check "remount read-write succeeds where permitted" "$(get m1 1 ok):$(get m1 2 ok)" "true:true"
 	check "umount succeeds where permitted" "$(get m1 3 ok):$(get m1 4 ok):$(get m1 5 errno)" 'true:true:"ENOENT"'
+	# two tmpfs stacked on one point (a name with a space): mountinfo must
+	# report the upper one, which the path really uses, by its id
+	mkdir -p "$T/m/a b"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	"${MNTNS[@]}" sh -c '
+		mount -t tmpfs -o size=8k lower "$1/m/a b" &&
+		mount -t tmpfs -o nosuid,size=16k upper "$1/m/a b" && ln -s / "$1/m/a b/link" &&
+		mount -o remount,bind,ro,nosuid "$1/m/a b" &&
+		"$2" mountinfo "$1/m/a b" -- mountinfo "$1/m/a b/link" -- mountinfo "$1/m/nothing"' \
+		sh "$T" "$PROBE" >"$T/m3.out" 2>"$T/m3.err" </dev/null
+	valid m3
+	check "mountinfo: the upper of two stacked mounts, escapes decoded" \
+		"$(get m3 0 mount_point):$(get m3 0 fstype):$(get m3 0 source)" "\"$T/m/a b\":\"tmpfs\":\"upper\""
+	case $(get m3 0 options) in
+	'"ro,nosuid'*) ok "mountinfo: per-mount options of the upper mount" ;;
+	*) notok "mountinfo: per-mount options of the upper mount (got $(get m3 0 options))" ;;
+	esac
+	check "mountinfo of a symlink: the mount holding the link, not its target" \
+		"$(get m3 1 mount_point)" "\"$T/m/a b\""
+	check "mountinfo of a missing path: ENOENT at statx" "$(get m3 2 errno):$(get m3 2 step)" '"ENOENT":"statx"'
 else
-	skip "no private mount namespace here"
-	skip "no private mount namespace here"
-	skip "no private mount namespace here"
+	for _ in 1 2 3 4 5 6 7 8; do skip "no private mount namespace here"; done
 fi
 # Unprivileged, outside any namespace: refused before anything is touched.
 "${OTHER[@]}" "$PROBE" remount "$T" -- umount "$T" >"$T/m2.out" 2>/dev/null </dev/null

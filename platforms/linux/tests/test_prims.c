@@ -459,12 +459,21 @@ static void test_fault(void)
 	char dir[PATH_MAX];
 	int rc;
 
-	for (int round = 0; round < 3; round++) {
+	/* rounds 3..5: single shot (once), only call nth fails: the calls
+	 * after it succeed again, and nth 0 means the first */
+	static const unsigned nth[] = {0, 2, 1, 2, 1, 0};
+	static const bool once[] = {false, false, false, true, true, true};
+
+	for (int round = 0; round < 6; round++) {
 		static const char *want[] = {"ok ok ok\n", "ok EACCES EACCES\n",
-					     "EACCES EACCES EACCES\n"};
+					     "EACCES EACCES EACCES\n", "ok EACCES ok\n",
+					     "EACCES ok ok\n", "EACCES ok ok\n"};
 		static const char *what[] = {"no fault: mkdir x3 all succeed",
 					     "fault mkdir EACCES nth=2: ok, EACCES, EACCES",
-					     "fault mkdir EACCES nth=1: every call fails"};
+					     "fault mkdir EACCES nth=1: every call fails",
+					     "fault mkdir EACCES nth=2 once: ok, EACCES, ok",
+					     "fault mkdir EACCES nth=1 once: EACCES, ok, ok",
+					     "fault mkdir EACCES nth=0 once: the first call only"};
 
 		snprintf(dir, sizeof(dir), "%s/fault%d", area, round);
 		mkdir(dir, 0755);
@@ -472,15 +481,16 @@ static void test_fault(void)
 		if (round) {
 			o.fault_syscall = "mkdir";
 			o.fault_errno = EACCES;
-			o.fault_nth = round == 1 ? 2 : 1;
+			o.fault_nth = nth[round];
+			o.fault_once = once[round];
 		}
 		rc = run_helper(&o, &r, "mkdir3", dir, NULL);
 		t_ok(rc == 0 && !strcmp(r.out, want[round]), "%s (%s)", what[round],
 		     rc ? strerror(-rc) : flat(r.out));
-		if (round == 1)
-			t_ok(r.fault_calls == 3 && r.fault_failed == 2,
-			     "fault nth=2: 3 calls seen, 2 failed (%llu, %llu)",
-			     (unsigned long long)r.fault_calls,
+		if (round == 1 || once[round])
+			t_ok(r.fault_calls == 3 && r.fault_failed == (round == 1 ? 2u : 1u),
+			     "%s: 3 calls seen, %d failed (%llu, %llu)", what[round],
+			     round == 1 ? 2 : 1, (unsigned long long)r.fault_calls,
 			     (unsigned long long)r.fault_failed);
 		spawnx_result_free(&r);
 	}
