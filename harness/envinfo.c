@@ -12,21 +12,20 @@
 
 #include <cjson/cJSON.h>
 
-#include "filter.h"
 #include "host.h"
-#include "landlock.h"
+#include "sandproof/prims.h"
 
-static void add_file(cJSON *o, const char *key, const char *path)
+/* A fact of the platform's (prims_host_facts) into the fingerprint. */
+static void add_fact(void *ctx, const char *key, const char *value, enum prims_fact_kind kind)
 {
-	char buf[128] = "";
-	FILE *f = fopen(path, "r");
+	cJSON *o = ctx;
 
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	cJSON_AddStringToObject(o, key, buf);
+	if (kind == PRIMS_FACT_NUMBER)
+		cJSON_AddNumberToObject(o, key, strtod(value, NULL));
+	else if (kind == PRIMS_FACT_BOOL)
+		cJSON_AddBoolToObject(o, key, strcmp(value, "true") == 0);
+	else
+		cJSON_AddStringToObject(o, key, value);
 }
 
 /* First line of a command's output, or "" (no shell involved). */
@@ -121,17 +120,12 @@ char *envinfo_json(const struct scen_paths *p, const char *runners)
 	char *out;
 
 	uname(&u);
-	cJSON_AddStringToObject(o, "os", "linux");
+	cJSON_AddStringToObject(o, "os", prims_os_name());
 	cJSON_AddStringToObject(o, "kernel", u.release);
 	cJSON_AddStringToObject(o, "arch", u.machine);
 	cJSON_AddStringToObject(o, "user", pw ? pw->pw_name : "?");
 	cJSON_AddNumberToObject(o, "uid", getuid());
-	add_file(o, "max_user_namespaces", "/proc/sys/user/max_user_namespaces");
-	add_file(o, "unprivileged_userns_clone", "/proc/sys/kernel/unprivileged_userns_clone");
-	add_file(o, "apparmor_restrict_unprivileged_userns",
-		 "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-	cJSON_AddNumberToObject(o, "landlock_abi", ll_abi());
-	cJSON_AddBoolToObject(o, "seccomp_notify", filter_notify_supported() == 1);
+	prims_host_facts(add_fact, o);
 	cJSON_AddStringToObject(o, "harness_version", SANDPROOF_VERSION);
 	add_cmd(o, "git_revision", (char *[]){"git", "-C", SANDPROOF_SOURCE_DIR, "rev-parse",
 					      "--short", "HEAD", NULL});
@@ -157,7 +151,7 @@ struct db_run envinfo_run(const char *json)
 	COPY(user, "user");
 	COPY(git, "git_revision");
 #undef COPY
-	r.os = "linux";
+	r.os = prims_os_name();
 	r.kernel = kernel;
 	r.arch = arch;
 	r.user = user;

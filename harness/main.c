@@ -30,7 +30,8 @@
 #include "smoke.h"
 #include "sp.h"
 #include "scen.h"
-#include "spawnx.h"
+#include "sandproof/prims.h"
+#include "sandproof/proc.h"
 
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
@@ -48,7 +49,8 @@ static const char usage[] =
 "       sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]\n"
 "\n"
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
-"       and records every result in DIR/linux.sqlite (default ./sandproof-out).\n"
+"       and records every result in DIR/<os>.sqlite (default ./sandproof-out;\n"
+"       <os> is this platform's: linux, posix, ...).\n"
 "       Exit 0 when every result is in its expected set (or skip/unsupported),\n"
 "       1 when any is not, 2 for usage errors (also: a corrupt database or one\n"
 "       from a newer schema), 3 for internal errors, among them a result that\n"
@@ -383,7 +385,7 @@ static int cmd_run(int argc, char **argv)
 		scen_list_free(&l);
 		return EXIT_USAGE;
 	}
-	snprintf(dbpath, sizeof(dbpath), "%s/linux.sqlite", out);
+	snprintf(dbpath, sizeof(dbpath), "%s/%s.sqlite", out, prims_os_name());
 	if (db_open_wait(dbpath, wait_s * 1000u, &db, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
 		scen_list_free(&l);
@@ -427,7 +429,7 @@ int main(int argc, char **argv)
 	}
 	/* Everything a scenario starts stays our descendant, so nothing can
 	 * escape the tree kill after a scenario's timeout. */
-	spawnx_init();
+	proc_init();
 	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke")) {
 		/* both run scenarios: the probe must be visible in the sandbox */
 		if (probe_stage() < 0)

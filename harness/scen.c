@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "spawnx.h"
+#include "sandproof/proc.h"
 
 static int cmp_scen(const void *a, const void *b)
 {
@@ -390,7 +390,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		kill(pid, SIGKILL);
 	}
 	waitpid(pid, &st, 0);
-	spawnx_kill_descendants(2000);
+	proc_kill_descendants(2000);
 	temp_sweep(pid);
 	buf[len] = '\0';
 	if (timed_out) {

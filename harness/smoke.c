@@ -21,6 +21,7 @@
 #include "db.h"
 #include "envinfo.h"
 #include "runlog.h"
+#include "sandproof/prims.h"
 
 /* A property holds when its scenario passes. */
 static const struct property {
@@ -128,7 +129,7 @@ static int smoke_begin(const struct scen_paths *p, const char *out, unsigned wai
 	struct db_run run;
 
 	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
-	    snprintf(dbpath, len, "%s/linux.sqlite", out) >= (int)len ||
+	    snprintf(dbpath, len, "%s/%s.sqlite", out, prims_os_name()) >= (int)len ||
 	    db_open_wait(dbpath, wait_s * 1000u, db, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
 		return 2;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "lab.h"
+#include "sandproof/lab.h"
 #include "sp.h"
 
 #define LAB_MT "sp.lab"

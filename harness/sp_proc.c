@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "census.h"
-#include "errname.h"
-#include "lab.h"
+#include "sandproof/census.h"
+#include "sandproof/prims.h"
+#include "sandproof/lab.h"
 #include "sp.h"
-#include "spawnx.h"
-#include "swap.h"
+#include "sandproof/proc.h"
+#include "sandproof/swap.h"
 
 #define SP_MAX_ARGS 4096
 #define SWAPPER_MT "sp.swapper"
@@ -51,13 +51,6 @@ static int strlist(lua_State *L, int idx, const char *field, const char **v, int
 }
 
 /* errno names for faults ("EPERM") */
-static int errno_of(const char *name)
-{
-	for (int e = 1; e < 4096; e++)
-		if (strcmp(errname(e), name) == 0)
-			return e;
-	return -1;
-}
 
 struct hold_ctx {
 	lua_State *L;
@@ -82,7 +75,7 @@ static int hold_action(void *ctx, int k, const char *syscall, pid_t pid)
 	return 0;
 }
 
-static void push_result(lua_State *L, const struct spawnx_result *r)
+static void push_result(lua_State *L, const struct proc_result *r)
 {
 	lua_createtable(L, 0, 16);
 	if (r->exited) {
@@ -114,7 +107,7 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
 	lua_pushinteger(L, r->killed);
 	lua_setfield(L, -2, "killed");
 	if (r->setup_err) {
-		lua_pushfstring(L, "%s: %s", r->setup_step, errname(r->setup_err));
+		lua_pushfstring(L, "%s: %s", r->setup_step, prims_errno_name(r->setup_err));
 		lua_setfield(L, -2, "setup_error");
 	}
 }
@@ -124,15 +117,15 @@ static void push_result(lua_State *L, const struct spawnx_result *r)
  * hold = {syscalls, at, action}} -> result | nil, msg, errno */
 static int l_spawn(lua_State *L)
 {
-	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[SPAWNX_MAX_HOLD + 1];
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[PROC_MAX_HOLD + 1];
+	struct proc_opts o;
+	struct proc_result r;
 	struct hold_ctx hc = {L, LUA_NOREF};
 	size_t inlen = 0;
 	int rc;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	if (strlist(L, 1, "argv", argv, SP_MAX_ARGS) <= 0)
 		return luaL_error(L, "sp.spawn: argv must be a non-empty list");
 	o.argv = (char *const *)argv;
@@ -144,7 +137,7 @@ static int l_spawn(lua_State *L)
 	o.stdin_data = lua_tolstring(L, -1, &inlen);
 	o.stdin_len = inlen;
 	lua_getfield(L, 1, "timeout_ms");
-	o.timeout_ms = (int)luaL_optinteger(L, -1, SPAWNX_TIMEOUT_MS);
+	o.timeout_ms = (int)luaL_optinteger(L, -1, PROC_TIMEOUT_MS);
 	lua_getfield(L, 1, "private_mounts");
 	o.private_mounts = lua_toboolean(L, -1);
 	lua_getfield(L, 1, "kill_leftovers");
@@ -168,7 +161,7 @@ static int l_spawn(lua_State *L)
 		lua_getfield(L, -1, "syscall");
 		o.fault_syscall = luaL_checkstring(L, -1);
 		lua_getfield(L, -2, "errno");
-		o.fault_errno = errno_of(luaL_checkstring(L, -1));
+		o.fault_errno = prims_errno_value(luaL_checkstring(L, -1));
 		if (o.fault_errno < 0)
 			return luaL_error(L, "sp.spawn: unknown errno name %s", lua_tostring(L, -1));
 		lua_getfield(L, -3, "nth");
@@ -186,7 +179,7 @@ static int l_spawn(lua_State *L)
 	if (!lua_isnil(L, -1)) {
 		int idx = lua_gettop(L);
 
-		if (strlist(L, idx, "syscalls", hold, SPAWNX_MAX_HOLD + 1) <= 0)
+		if (strlist(L, idx, "syscalls", hold, PROC_MAX_HOLD + 1) <= 0)
 			return luaL_error(L, "sp.spawn: hold.syscalls must be a non-empty list");
 		o.hold_syscalls = hold;
 		lua_getfield(L, idx, "at");
@@ -208,7 +201,7 @@ static int l_spawn(lua_State *L)
 	}
 	lua_pop(L, 1);
 
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	if (hc.fn_ref != LUA_NOREF)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 	if (rc < 0)
@@ -217,7 +210,7 @@ static int l_spawn(lua_State *L)
 	if (!lua_isnil(L, -1)) {
 		lua_pushnil(L);
 		lua_setglobal(L, "__sp_hold_error");
-		spawnx_result_free(&r);
+		proc_result_free(&r);
 		return lua_error(L); /* the hold action's own error */
 	}
 	lua_pop(L, 1);
@@ -230,7 +223,7 @@ static int l_spawn(lua_State *L)
 		lua_pushinteger(L, (lua_Integer)r.fault_failed);
 		lua_setfield(L, -2, "fault_failed");
 	}
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	return 1;
 }
 

@@ -21,14 +21,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "errname.h"
+#include "sandproof/prims.h"
 #include "sp.h"
 
 int sp_fail(lua_State *L, int err, const char *what)
 {
 	lua_pushnil(L);
 	lua_pushfstring(L, "%s: %s", what, strerror(err));
-	lua_pushstring(L, errname(err));
+	lua_pushstring(L, prims_errno_name(err));
 	return 3;
 }
 
@@ -471,7 +471,7 @@ static int l_base64_decode(lua_State *L)
 
 static int l_errname(lua_State *L)
 {
-	lua_pushstring(L, errname((int)luaL_checkinteger(L, 1)));
+	lua_pushstring(L, prims_errno_name((int)luaL_checkinteger(L, 1)));
 	return 1;
 }
 
@@ -491,6 +491,6 @@ void sp_util_register(lua_State *L)
 	luaL_setfuncs(L, util_fns, 0);
 	lua_pushlightuserdata(L, NULL);
 	lua_setfield(L, -2, "null");
-	lua_pushstring(L, "linux");
+	lua_pushstring(L, prims_os_name());
 	lua_setfield(L, -2, "os");
 }

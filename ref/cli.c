@@ -16,8 +16,8 @@
 
 #include "exec_cli.h"
 #include "outcome.h"
-#include "platform.h"
-#include "request.h"
+#include "sandproof/platform.h"
+#include "sandproof/request.h"
 #include "run.h"
 #include "runtime.h"
 

@@ -3,7 +3,7 @@
 #ifndef SANDPROOF_EXEC_CLI_H
 #define SANDPROOF_EXEC_CLI_H
 
-#include "request.h"
+#include "sandproof/request.h"
 #include "run.h"
 
 enum { EXEC_HELP = 1, EXEC_USAGE = 2, EXEC_INTERNAL = 3 };

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "jw.h"
-#include "request.h"
+#include "sandproof/request.h"
 #include "runtime.h"
 
 #define GC_DEFAULT_MAX_AGE 2592000u

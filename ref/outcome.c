@@ -3,9 +3,8 @@
 
 #include <errno.h>
 
-#include "errname.h"
 #include "jw.h"
-#include "request.h"
+#include "sandproof/request.h"
 
 const char *outcome_kind_name(enum outcome_kind k)
 {
@@ -148,7 +147,7 @@ int outcome_write(const struct outcome *o, FILE *f)
 		jw_null(&w, "code");
 	if (o->has_status && o->signal) {
 		jw_int(&w, "signal", o->signal);
-		jw_str(&w, "signal_name", signame(o->signal));
+		jw_str(&w, "signal_name", platform_signal_name(o->signal));
 	} else {
 		jw_null(&w, "signal");
 	}
@@ -176,14 +175,14 @@ int outcome_write(const struct outcome *o, FILE *f)
 	if (o->kind == OK_SANDBOX_SETUP_FAILURE) {
 		jw_obj_open(&w, "setup_error");
 		jw_str(&w, "step", o->setup.step);
-		jw_str(&w, "errno", errname(o->setup.err));
+		jw_str(&w, "errno", platform_errno_name(o->setup.err));
 		jw_str(&w, "detail", o->setup.detail);
 		jw_obj_close(&w);
 	}
 	if (o->exec_errno)
-		jw_str(&w, "exec_error", errname(o->exec_errno));
+		jw_str(&w, "exec_error", platform_errno_name(o->exec_errno));
 	if (o->kind == OK_CANCELLED)
-		jw_str(&w, "cancel_signal", signame(o->cancel_signal));
+		jw_str(&w, "cancel_signal", platform_signal_name(o->cancel_signal));
 	jw_uint(&w, "duration_ms", o->duration_ms);
 	jw_obj_close(&w);
 	fputc('\n', f);

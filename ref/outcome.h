@@ -11,7 +11,7 @@
 
 #include "capture.h"
 #include "jw.h"
-#include "platform.h"
+#include "sandproof/platform.h"
 
 /* The outcome line is at most 2 * (JW_BASE64_LEN(L) + 2) + OUTCOME_FIXED_MAX
  * bytes, L = output_limit_bytes (OUT-7): each stream's value is at most

@@ -5,7 +5,7 @@
  * ambiguous is refused with the JSON path of the field: a sandbox request
  * that is silently half-understood is a sandbox that enforces less than the
  * caller believes. */
-#include "request.h"
+#include "sandproof/request.h"
 
 #include <errno.h>
 #include <limits.h>

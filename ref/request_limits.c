@@ -1,7 +1,7 @@
 /* request_limits.c - see request_limits.h.  Kept apart from request.c: the
  * limits are one self-contained object of the profile, validated as
  * strictly as the rest (unknown and duplicate keys refused with their path). */
-#include "request_limits.h"
+#include "sandproof/request_limits.h"
 
 #include <errno.h>
 #include <math.h>

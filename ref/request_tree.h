@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "request.h"
+#include "sandproof/request.h"
 
 /* As request_parse(), for a tree the caller owns and frees. */
 int request_parse_tree(const cJSON *root, const char *home, struct request *req,

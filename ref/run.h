@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "outcome.h"
-#include "request.h"
+#include "sandproof/request.h"
 
 /* The runner's peak resident memory is at most 2 * L + RUN_RSS_BASE,
  * L = output_limit_bytes (PROC-7): output costs only the two capture

@@ -9,7 +9,7 @@
 #define SANDPROOF_RUNTIME_GLUE_H
 
 #include "outcome.h"
-#include "request.h"
+#include "sandproof/request.h"
 
 int runtime_glue_acquire(const struct request *req, struct outcome_runtime *rt,
 			 struct setup_error *err);

@@ -69,8 +69,6 @@ extern const struct probe_op probe_proc_ops[];
 extern const struct probe_op probe_res_ops[];
 
 /* probe_out.c */
-const char *probe_errno_name(int err, char *buf, size_t buflen);
-const char *probe_signal_name(int sig);
 int probe_signal_number(const char *name); /* -1 when unknown */
 void probe_res_fail(struct probe_res *res, int err, const char *step);
 void probe_field_str(struct probe_res *res, const char *key, const char *s,

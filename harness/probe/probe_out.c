@@ -1,9 +1,12 @@
-/* probe_out.c - JSON lines, errno names and signal names for the probe.
+/* probe_out.c - JSON lines for the probe (errno and signal names: the
+ * platform's one table, platforms/<os>/common/names.c, compiled in).
  *
  * Every line goes out in one write(2) call (looping only on a short write),
  * so a probe killed between operations leaves only complete lines, and a
  * forked helper never inherits half a line in a stdio buffer. */
 #include "probe.h"
+
+#include "names.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -12,73 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define E(x) {x, #x}
-/* Our own table: strerrorname_np is glibc-only and too recent.  Aliases
- * (EWOULDBLOCK, EDEADLOCK, ENOTSUP) share a value with an earlier entry and
- * so are never returned. */
-static const struct {
-	int v;
-	const char *name;
-} probe_errnos[] = {
-	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
-	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
-	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
-	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
-	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
-	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ECHRNG),
-	E(EL2NSYNC), E(EL3HLT), E(EL3RST), E(ELNRNG), E(EUNATCH), E(ENOCSI),
-	E(EL2HLT), E(EBADE), E(EBADR), E(EXFULL), E(ENOANO), E(EBADRQC),
-	E(EBADSLT), E(EBFONT), E(ENOSTR), E(ENODATA), E(ETIME), E(ENOSR),
-	E(ENONET), E(ENOPKG), E(EREMOTE), E(ENOLINK), E(EADV), E(ESRMNT),
-	E(ECOMM), E(EPROTO), E(EMULTIHOP), E(EDOTDOT), E(EBADMSG),
-	E(EOVERFLOW), E(ENOTUNIQ), E(EBADFD), E(EREMCHG), E(ELIBACC),
-	E(ELIBBAD), E(ELIBSCN), E(ELIBMAX), E(ELIBEXEC), E(EILSEQ),
-	E(ERESTART), E(ESTRPIPE), E(EUSERS), E(ENOTSOCK), E(EDESTADDRREQ),
-	E(EMSGSIZE), E(EPROTOTYPE), E(ENOPROTOOPT), E(EPROTONOSUPPORT),
-	E(ESOCKTNOSUPPORT), E(EOPNOTSUPP), E(EPFNOSUPPORT), E(EAFNOSUPPORT),
-	E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN), E(ENETUNREACH),
-	E(ENETRESET), E(ECONNABORTED), E(ECONNRESET), E(ENOBUFS), E(EISCONN),
-	E(ENOTCONN), E(ESHUTDOWN), E(ETOOMANYREFS), E(ETIMEDOUT),
-	E(ECONNREFUSED), E(EHOSTDOWN), E(EHOSTUNREACH), E(EALREADY),
-	E(EINPROGRESS), E(ESTALE), E(EUCLEAN), E(ENOTNAM), E(ENAVAIL),
-	E(EISNAM), E(EREMOTEIO), E(EDQUOT), E(ENOMEDIUM), E(EMEDIUMTYPE),
-	E(ECANCELED), E(ENOKEY), E(EKEYEXPIRED), E(EKEYREVOKED),
-	E(EKEYREJECTED), E(EOWNERDEAD), E(ENOTRECOVERABLE), E(ERFKILL),
-	E(EHWPOISON),
-};
-
-static const struct {
-	int v;
-	const char *name;
-} probe_signals[] = {
-	E(SIGHUP), E(SIGINT), E(SIGQUIT), E(SIGILL), E(SIGTRAP), E(SIGABRT),
-	E(SIGBUS), E(SIGFPE), E(SIGKILL), E(SIGUSR1), E(SIGSEGV), E(SIGUSR2),
-	E(SIGPIPE), E(SIGALRM), E(SIGTERM), E(SIGSTKFLT), E(SIGCHLD),
-	E(SIGCONT), E(SIGSTOP), E(SIGTSTP), E(SIGTTIN), E(SIGTTOU), E(SIGURG),
-	E(SIGXCPU), E(SIGXFSZ), E(SIGVTALRM), E(SIGPROF), E(SIGWINCH),
-	E(SIGIO), E(SIGPWR), E(SIGSYS),
-};
-#undef E
-
-/* Returns a static name, or "ERRNO_<n>" formatted into buf. */
-const char *probe_errno_name(int err, char *buf, size_t buflen)
-{
-	for (size_t k = 0; k < sizeof(probe_errnos) / sizeof(probe_errnos[0]); k++)
-		if (probe_errnos[k].v == err)
-			return probe_errnos[k].name;
-	snprintf(buf, buflen, "ERRNO_%d", err);
-	return buf;
-}
-
-const char *probe_signal_name(int sig)
-{
-	for (size_t k = 0; k < sizeof(probe_signals) / sizeof(probe_signals[0]); k++)
-		if (probe_signals[k].v == sig)
-			return probe_signals[k].name;
-	return NULL;
-}
-
 /* Accepts "TERM", "SIGTERM" (any case) or a number 0..SIGRTMAX. */
 int probe_signal_number(const char *name)
 {
@@ -86,12 +22,7 @@ int probe_signal_number(const char *name)
 
 	if (probe_parse_ll(name, 0, SIGRTMAX, &v) == 0)
 		return (int)v;
-	if (strncasecmp(name, "SIG", 3) == 0)
-		name += 3;
-	for (size_t k = 0; k < sizeof(probe_signals) / sizeof(probe_signals[0]); k++)
-		if (strcasecmp(probe_signals[k].name + 3, name) == 0)
-			return probe_signals[k].v;
-	return -1;
+	return names_signal_value(name);
 }
 
 void probe_res_fail(struct probe_res *res, int err, const char *step)
@@ -247,13 +178,11 @@ void probe_field_null(struct probe_res *res, const char *key)
 /* err 0 prints null, like the top-level "errno". */
 void probe_field_errno(struct probe_res *res, const char *key, int err)
 {
-	char buf[24];
-
 	if (err == 0)
 		probe_field_null(res, key);
 	else
 		probe_field_fmt(res, ",\"%s\":\"%s\"", key,
-				probe_errno_name(err, buf, sizeof(buf)));
+				names_errno(err));
 }
 
 int probe_write_all(int fd, const void *buf, size_t n)
@@ -278,12 +207,12 @@ int probe_write_all(int fd, const void *buf, size_t n)
 void probe_emit(int i, const char *op, const struct probe_res *res)
 {
 	static char line[PROBE_EXTRA_MAX + 512];
-	char ebuf[24], errfield[48], stepfield[64];
+	char errfield[48], stepfield[64];
 	int n;
 
 	if (res->err)
 		snprintf(errfield, sizeof(errfield), "\"%s\"",
-			 probe_errno_name(res->err, ebuf, sizeof(ebuf)));
+			 names_errno(res->err));
 	else
 		snprintf(errfield, sizeof(errfield), "null");
 	stepfield[0] = '\0';

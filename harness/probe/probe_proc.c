@@ -2,6 +2,8 @@
  * sleeping, daemonizing, flooding output, environment, ending the probe. */
 #include "probe.h"
 
+#include "names.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -271,12 +273,13 @@ static void probe_op_signal(struct probe_ctx *ctx, char **a, int n,
 			    struct probe_res *res)
 {
 	int sig = probe_signal_number(a[0]);
-	const char *name = probe_signal_name(sig);
+	bool known;
+	const char *name = names_signal(sig, &known);
 	sigset_t set;
 
 	(void)n;
 	probe_field_int(res, "signal", sig);
-	if (name)
+	if (known)
 		probe_field_cstr(res, "name", name);
 	probe_emit(ctx->index, "signal", res);
 	res->emitted = true;

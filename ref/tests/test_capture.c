@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "outcome.h"
-#include "request.h"
+#include "sandproof/request.h"
 #include "refrun.h"
 #include "run.h"
 #include "t.h"

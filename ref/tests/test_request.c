@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "jscan.h"
-#include "request.h"
+#include "sandproof/request.h"
 #include "t.h"
 
 #define P(x) "{\"version\":1,\"command\":[\"true\"],\"profile\":" x "}"

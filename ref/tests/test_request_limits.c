@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "request.h"
+#include "sandproof/request.h"
 #include "t.h"
 
 #define L(x) "{\"version\":1,\"command\":[\"true\"],\"profile\":{\"limits\":" x "}}"

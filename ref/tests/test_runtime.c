@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runtime.h"
+#include "runtime.h"
 #include "t.h"
-#include "../sha256.h"
+#include "sha256.h"
 
 static char base[PATH_MAX];   /* canonical scratch directory */
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runtime.h"
+#include "runtime.h"
 #include "t.h"
 
 #define N_WS 5

@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "jscan.h"
-#include "request.h"
+#include "sandproof/request.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

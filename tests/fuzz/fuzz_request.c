@@ -27,7 +27,7 @@
 
 #include "fuzz.h"
 #include "jscan.h"
-#include "request.h"
+#include "sandproof/request.h"
 
 static void require(int cond, const char *what, const char *detail)
 {

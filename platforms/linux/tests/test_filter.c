@@ -11,7 +11,8 @@
  * _exit() so no sanitizer exit hook (LeakSanitizer uses ptrace) runs under
  * the filter.  Arguments of denied calls are chosen so that the call fails
  * with another errno, or succeeds harmlessly, when the filter is absent. */
-#include "../filter.h"
+#include "filter.h"
+#include "kfacts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -537,7 +538,7 @@ static void handle_line(char *line, struct names *announced, const char *tag)
 static void run_mode(bool notify, bool block_unix)
 {
 	struct filter_opts o = {.block_unix_sockets = block_unix, .notify = notify};
-	bool use_notify = notify && filter_notify_supported();
+	bool use_notify = notify && kfacts_seccomp_notify_usable();
 	char tag[48], buf[8192];
 	struct names announced = {.n = 0}, received = {.n = 0};
 	int res[2], sv[2], nfd = -1, st, timed_out = 0;
@@ -749,7 +750,7 @@ static void run_nested(bool raw)
 	int res[2], st;
 	pid_t pid;
 
-	if (!filter_notify_supported()) {
+	if (!kfacts_seccomp_notify_usable()) {
 		report('S', "[%s] seccomp user notification unsupported here", tag);
 		return;
 	}
@@ -828,7 +829,7 @@ static void run_dead_target(void)
 	struct pollfd p;
 	pid_t pid;
 
-	if (!filter_notify_supported()) {
+	if (!kfacts_seccomp_notify_usable()) {
 		report('S', "[dead target] seccomp user notification unsupported here");
 		return;
 	}
@@ -899,7 +900,7 @@ int main(void)
 	      "filter_notify_service(-1) is -EINVAL");
 	check(filter_notify_service(0, name, 0) == -EINVAL,
 	      "filter_notify_service(namelen 0) is -EINVAL");
-	printf("# filter_notify_supported() = %d\n", filter_notify_supported());
+	printf("# kfacts_seccomp_notify_usable() = %d\n", kfacts_seccomp_notify_usable());
 
 	run_mode(false, false);
 	run_mode(false, true);

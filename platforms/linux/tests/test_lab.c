@@ -8,7 +8,7 @@
  * from the host's routing table and interfaces only.  Every packet of this
  * test goes to loopback or TEST-NET inside namespaces the test created.
  * lab_destroy must leave no process and no socket file. */
-#include "../lab.h"
+#include "sandproof/lab.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

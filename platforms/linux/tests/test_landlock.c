@@ -5,7 +5,7 @@
  * the parent, which numbers and prints them (TAP-like: "ok N - text").
  * Each denial is paired with a permitted neighbour in the same child, and
  * the parent checks the sibling directory on the host afterwards. */
-#include "../landlock.h"
+#include "landlock.h"
 #include "t.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* test_prims.c - the harness's race and fault primitives: spawnx (capture,
+/* test_prims.c - the harness's race and fault primitives: proc (capture,
  * timeout, tree kill, fault, hold, namespaces), swap and census.
  *
  * The programs spawned are this test binary itself (/proc/self/exe) in a
@@ -6,9 +6,9 @@
  * _exit() so no sanitizer exit hook runs under a filter.  Every check runs
  * in a scratch area (mkdtemp under /tmp, mode 0755) removed at the end;
  * every process started is killed by pid or through the subreaper sweep. */
-#include "../census.h"
-#include "../spawnx.h"
-#include "../swap.h"
+#include "sandproof/census.h"
+#include "sandproof/proc.h"
+#include "sandproof/swap.h"
 
 #include "t.h"
 
@@ -251,14 +251,14 @@ static char *apath(const char *name)
 	return buf[i];
 }
 
-static int run_helper(struct spawnx_opts *o, struct spawnx_result *r,
+static int run_helper(struct proc_opts *o, struct proc_result *r,
 		      const char *mode, const char *a1, const char *a2)
 {
 	char *argv[] = {self_exe, (char *)"--child", (char *)mode, (char *)a1,
 			(char *)a2, NULL};
 
 	o->argv = argv;
-	return spawnx_run(o, r);
+	return proc_run(o, r);
 }
 
 static pid_t read_pidfile(const char *path)
@@ -307,93 +307,93 @@ static size_t count_kind(const struct census *c, enum census_kind k,
 	return n;
 }
 
-/* ---- spawnx: capture, session, timeout, tree ---------------------------- */
+/* ---- proc: capture, session, timeout, tree ---------------------------- */
 
 static void test_capture(void)
 {
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	char *env[] = {(char *)"SPX=seen", NULL};
 	char *missing[] = {(char *)"/nonexistent/sp-prog", NULL};
 	int rc;
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.stdin_data = "hello stdin\n";
 	o.stdin_len = 12;
 	rc = run_helper(&o, &r, "echo", NULL, NULL);
 	t_ok(rc == 0 && r.exited && r.exit_code == 3 && !r.timed_out,
-	     "spawnx: exit status captured (rc %d, code %d)", rc, r.exit_code);
+	     "proc: exit status captured (rc %d, code %d)", rc, r.exit_code);
 	t_ok(r.out_len == 12 && !strcmp(r.out, "hello stdin\n"),
-	     "spawnx: stdin bytes delivered through a pipe, stdout captured");
-	t_ok(!strcmp(r.err, "to-stderr\n"), "spawnx: stderr captured apart");
-	spawnx_result_free(&r);
+	     "proc: stdin bytes delivered through a pipe, stdout captured");
+	t_ok(!strcmp(r.err, "to-stderr\n"), "proc: stderr captured apart");
+	proc_result_free(&r);
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.envp = env;
 	rc = run_helper(&o, &r, "session", NULL, NULL);
 	t_ok(rc == 0 && strstr(r.out, "sid_is_pid=1 tty=ENXIO"),
-	     "spawnx: new session, no controlling terminal (%s)", flat(r.out));
-	t_ok(strstr(r.out, "env=seen") != NULL, "spawnx: envp passed");
-	spawnx_result_free(&r);
+	     "proc: new session, no controlling terminal (%s)", flat(r.out));
+	t_ok(strstr(r.out, "env=seen") != NULL, "proc: envp passed");
+	proc_result_free(&r);
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.out_limit = 1u << 20;
 	rc = run_helper(&o, &r, "big", NULL, NULL);
 	t_ok(rc == 0 && r.exited && r.exit_code == 0 && r.out_len == (1u << 20) &&
 	     r.out_truncated && !r.timed_out,
-	     "spawnx: 10 MiB of output bounded to 1 MiB, program not blocked");
-	spawnx_result_free(&r);
+	     "proc: 10 MiB of output bounded to 1 MiB, program not blocked");
+	proc_result_free(&r);
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.argv = missing;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	t_ok(rc == 0 && r.setup_err == ENOENT && !strcmp(r.setup_step, "exec") &&
-	     r.exit_code == 127, "spawnx: exec failure reported as setup (%s: %d)",
+	     r.exit_code == 127, "proc: exec failure reported as setup (%s: %d)",
 	     r.setup_step, r.setup_err);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 }
 
 static void test_timeout_tree(void)
 {
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	struct census_opts co = {0};
 	struct census before, after, diff;
 	const char *pidfile = apath("daemon1.pid");
 	pid_t d;
 	int rc, k;
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.timeout_ms = 300;
 	rc = run_helper(&o, &r, "sleep", NULL, NULL);
 	t_ok(rc == 0 && r.timed_out && r.term_signal == SIGKILL && r.duration_ms < 3000,
-	     "spawnx: timeout kills the program (%llu ms)",
+	     "proc: timeout kills the program (%llu ms)",
 	     (unsigned long long)r.duration_ms);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	/* A daemon escaping session and group, then the program hangs. */
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.timeout_ms = 1500;
 	rc = run_helper(&o, &r, "daemon", pidfile, "hang");
 	d = read_pidfile(pidfile);
 	t_ok(rc == 0 && r.timed_out && d > 0 && !alive(d) && r.killed >= 2 &&
 	     r.leftovers == 0,
-	     "spawnx: timeout kills a daemonized grandchild (pid %d, killed %d)",
+	     "proc: timeout kills a daemonized grandchild (pid %d, killed %d)",
 	     (int)d, r.killed);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	/* The program exits and leaves its daemon: kept for the census. */
 	co.marker = area;
 	census_take(&co, &before);
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	pidfile = apath("daemon2.pid");
 	rc = run_helper(&o, &r, "daemon", pidfile, "exit");
 	d = read_pidfile(pidfile);
 	t_ok(rc == 0 && r.exited && r.exit_code == 0 && !r.timed_out && alive(d) &&
 	     r.leftovers == 1,
-	     "spawnx: a leftover daemon survives a normal exit (leftovers %d)",
+	     "proc: a leftover daemon survives a normal exit (leftovers %d)",
 	     r.leftovers);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	census_take(&co, &after);
 	census_diff(&before, &after, &diff);
 	{
@@ -407,8 +407,8 @@ static void test_timeout_tree(void)
 	}
 	census_free(&after);
 	census_free(&diff);
-	k = spawnx_kill_descendants(0);
-	t_ok(k == 1 && !alive(d), "spawnx_kill_descendants: the leftover is killed (%d)", k);
+	k = proc_kill_descendants(0);
+	t_ok(k == 1 && !alive(d), "proc_kill_descendants: the leftover is killed (%d)", k);
 	census_take(&co, &after);
 	census_diff(&before, &after, &diff);
 	t_ok(diff.n == 0, "census: nothing new once clean (%zu items)", diff.n);
@@ -417,35 +417,35 @@ static void test_timeout_tree(void)
 	census_free(&diff);
 
 	/* kill_leftovers: the run's own tree goes at exit too. */
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.kill_leftovers = true;
 	pidfile = apath("daemon3.pid");
 	rc = run_helper(&o, &r, "daemon", pidfile, "exit");
 	d = read_pidfile(pidfile);
 	t_ok(rc == 0 && r.exit_code == 0 && d > 0 && !alive(d) && r.killed == 1 &&
 	     r.leftovers == 1,
-	     "spawnx: kill_leftovers ends the daemon at exit, still reported "
+	     "proc: kill_leftovers ends the daemon at exit, still reported "
 	     "(killed %d, leftovers %d)", r.killed, r.leftovers);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 }
 
 /* A process the run did not start survives the run's timeout sweep. */
 static void test_sweep_spares(void)
 {
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	pid_t bystander = fork();
 
 	if (bystander == 0) {
 		for (;;)
 			pause();
 	}
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.timeout_ms = 300;
 	run_helper(&o, &r, "sleep", NULL, NULL);
 	t_ok(r.timed_out && alive(bystander),
-	     "spawnx: a timeout spares processes started before the run");
-	spawnx_result_free(&r);
+	     "proc: a timeout spares processes started before the run");
+	proc_result_free(&r);
 	kill(bystander, SIGKILL); /* ours, unreaped: the pid is still its */
 	waitpid(bystander, NULL, 0);
 }
@@ -454,8 +454,8 @@ static void test_sweep_spares(void)
 
 static void test_fault(void)
 {
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	char dir[PATH_MAX];
 	int rc;
 
@@ -477,7 +477,7 @@ static void test_fault(void)
 
 		snprintf(dir, sizeof(dir), "%s/fault%d", area, round);
 		mkdir(dir, 0755);
-		spawnx_opts_init(&o);
+		proc_opts_init(&o);
 		if (round) {
 			o.fault_syscall = "mkdir";
 			o.fault_errno = EACCES;
@@ -492,14 +492,14 @@ static void test_fault(void)
 			     "%s: 3 calls seen, %d failed (%llu, %llu)", what[round],
 			     round == 1 ? 2 : 1, (unsigned long long)r.fault_calls,
 			     (unsigned long long)r.fault_failed);
-		spawnx_result_free(&r);
+		proc_result_free(&r);
 	}
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.fault_syscall = "no_such_syscall";
 	o.fault_errno = EPERM;
 	rc = run_helper(&o, &r, "mkdir3", dir, NULL);
 	t_ok(rc == -EINVAL, "fault: an unknown syscall name is -EINVAL");
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 }
 
 /* ---- hold ----------------------------------------------------------------- */
@@ -537,14 +537,14 @@ static int probe_action(void *ctx, int k, const char *syscall, pid_t pid)
 }
 
 /* Run o once and return how many held calls it made (rc |= the run's). */
-static uint64_t calls_of(const struct spawnx_opts *o, int *rc)
+static uint64_t calls_of(const struct proc_opts *o, int *rc)
 {
-	struct spawnx_result r;
+	struct proc_result r;
 	uint64_t n;
 
-	*rc |= spawnx_run(o, &r);
+	*rc |= proc_run(o, &r);
 	n = r.hold_calls;
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	return n;
 }
 
@@ -553,34 +553,34 @@ static void test_hold(void)
 	const char *openat_only[] = {"openat", NULL};
 	const char *exec_open[] = {"execve", "openat", NULL};
 	char *true_argv[] = {(char *)"/bin/true", NULL};
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	struct hold_probe h = {0};
 	uint64_t n1, n2, total;
 	int rc;
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.argv = true_argv;
 	o.hold_syscalls = openat_only;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	n1 = r.hold_calls;
 	t_ok(rc == 0 && r.exit_code == 0 && n1 > 0 && !r.hold_hit,
 	     "hold_count: /bin/true makes %llu openat calls", (unsigned long long)n1);
-	spawnx_result_free(&r);
-	rc = spawnx_run(&o, &r);
+	proc_result_free(&r);
+	rc = proc_run(&o, &r);
 	n2 = r.hold_calls;
 	t_ok(rc == 0 && n2 == n1, "hold_count: the count is stable (%llu)",
 	     (unsigned long long)n2);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	o.hold_syscalls = exec_open;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	total = r.hold_calls;
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	o.hold_at = 3;
 	o.hold_action = probe_action;
 	o.hold_ctx = &h;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	t_ok(rc == 0 && total >= 3 && r.hold_hit && h.calls == 1 && h.k == 3 &&
 	     !strcmp(h.syscall, "openat") && r.action_rc == 42 && r.exit_code == 0 &&
 	     r.hold_calls == total,
@@ -590,18 +590,18 @@ static void test_hold(void)
 	t_ok(h.nr_at_action == SYS_openat,
 	     "hold: during the action the target is blocked in openat (nr %ld)",
 	     h.nr_at_action);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	memset(&h, 0, sizeof(h));
 	o.hold_at = (int)total + 1;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	t_ok(rc == 0 && !r.hold_hit && h.calls == 0,
 	     "hold at k beyond the count: no action");
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	o.hold_syscalls = (const char *[]){"openat", "nonsense_call", NULL};
-	t_ok(spawnx_run(&o, &r) == -EINVAL, "hold: an unknown syscall name is -EINVAL");
-	spawnx_result_free(&r);
+	t_ok(proc_run(&o, &r) == -EINVAL, "hold: an unknown syscall name is -EINVAL");
+	proc_result_free(&r);
 }
 
 /* hold_comm: only the calls of processes of that comm count (the command's
@@ -633,13 +633,13 @@ static void test_hold_comm(void)
 	char *two[] = {(char *)"/bin/sh", (char *)"-c",
 		       (char *)"/bin/cat /dev/null; /bin/cat /dev/null", NULL};
 	char comm[32] = "";
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	uint64_t alone, all;
 	uint64_t cats;
 	int rc;
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.hold_syscalls = openat_only;
 	o.argv = one;
 	rc = 0;
@@ -654,18 +654,18 @@ static void test_hold_comm(void)
 	o.hold_at = 1;
 	o.hold_action = comm_action;
 	o.hold_ctx = comm;
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	t_ok(rc == 0 && r.hold_hit && !strcmp(comm, "cat"),
 	     "hold comm=cat at 1: the held process is a cat (%s)", comm);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	o.hold_action = NULL;
 	o.hold_comm = "nosuchcomm";
-	rc = spawnx_run(&o, &r);
+	rc = proc_run(&o, &r);
 	t_ok(rc == 0 && r.hold_calls == 0 && !r.hold_hit, "hold comm nobody has: nothing counts");
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	o.hold_comm = "sixteen-bytes-xx";
-	t_ok(spawnx_run(&o, &r) == -EINVAL, "hold comm longer than 15 bytes: -EINVAL");
-	spawnx_result_free(&r);
+	t_ok(proc_run(&o, &r) == -EINVAL, "hold comm longer than 15 bytes: -EINVAL");
+	proc_result_free(&r);
 }
 
 /* The action runs before the held call proceeds: at the program's last
@@ -675,22 +675,22 @@ static void test_hold_before(const char *mode, const char *label,
 {
 	const char *openat_only[] = {"openat", NULL};
 	char target[PATH_MAX];
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	struct hold_probe h = {0};
 	uint64_t n;
 	int rc;
 
 	snprintf(target, sizeof(target), "%s/held-%s", area, mode);
 	unlink(target);
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.hold_syscalls = openat_only;
 	rc = run_helper(&o, &r, mode, target, NULL);
 	n = r.hold_calls;
 	t_ok(rc == 0 && n > 0 && !strcmp(r.out, expect_miss),
 	     "%s: control run counts %llu openat, file absent (%s)", label,
 	     (unsigned long long)n, flat(r.out));
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	h.create = target;
 	o.hold_at = (int)n;
@@ -700,7 +700,7 @@ static void test_hold_before(const char *mode, const char *label,
 	t_ok(rc == 0 && r.hold_hit && h.calls == 1 && !strcmp(r.out, expect_hit),
 	     "%s: the action at k=%llu ran before the call proceeded (%s)", label,
 	     (unsigned long long)n, flat(r.out));
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 	unlink(target);
 }
 
@@ -712,8 +712,8 @@ static void test_private_mounts(void)
 	const char *prefixes[] = {dir, NULL};
 	struct census_opts co = {.mount_prefixes = prefixes};
 	struct census before, after, diff;
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	struct stat host_ns;
 	unsigned long child_ns = 0;
 	unsigned int child_uid = 0;
@@ -726,7 +726,7 @@ static void test_private_mounts(void)
 	mkdir(mnt, 0755);
 	stat("/proc/self/ns/mnt", &host_ns);
 	census_take(&co, &before);
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.private_mounts = true;
 	rc = run_helper(&o, &r, "mount", dir, NULL);
 	census_take(&co, &after);
@@ -755,7 +755,7 @@ static void test_private_mounts(void)
 	census_free(&before);
 	census_free(&after);
 	census_free(&diff);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 }
 
 /* A user+network namespace held by a child of ours; the program joins it,
@@ -763,8 +763,8 @@ static void test_private_mounts(void)
 static void test_join_ns(void)
 {
 	const char *openat_only[] = {"openat", NULL};
-	struct spawnx_opts o;
-	struct spawnx_result r;
+	struct proc_opts o;
+	struct proc_result r;
 	struct stat nst;
 	unsigned long net = 0, user = 0;
 	char path[64], dir[PATH_MAX];
@@ -818,14 +818,14 @@ static void test_join_ns(void)
 	nfd = open(path, O_RDONLY | O_CLOEXEC);
 	fstat(nfd, &nst);
 
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.userns_fd = ufd;
 	o.netns_fd = nfd;
 	rc = run_helper(&o, &r, "ns", NULL, NULL);
 	sscanf(r.out, "net=%lu user=%lu", &net, &user);
 	t_ok(rc == 0 && net == nst.st_ino, "namespaces: the program joined the given "
 	     "user and network namespaces (%s%s)", r.setup_step, flat(r.out));
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	o.private_mounts = true;
 	o.hold_syscalls = openat_only;
@@ -833,13 +833,13 @@ static void test_join_ns(void)
 	t_ok(rc == 0 && r.exit_code == 0 && r.hold_calls > 0,
 	     "namespaces + private mounts + hold_count: %llu openat counted (%s)",
 	     (unsigned long long)r.hold_calls, rc ? strerror(-rc) : r.setup_step);
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	/* Unprivileged, private mounts alone make a user namespace: the
 	 * listener must still reach the parent. */
 	snprintf(dir, sizeof(dir), "%s/faultns", area);
 	mkdir(dir, 0755);
-	spawnx_opts_init(&o);
+	proc_opts_init(&o);
 	o.private_mounts = true;
 	o.fault_syscall = "mkdir";
 	o.fault_errno = EACCES;
@@ -848,7 +848,7 @@ static void test_join_ns(void)
 	t_ok(rc == 0 && !strcmp(r.out, "ok EACCES EACCES\n"),
 	     "private mounts + fault nth=2: ok, EACCES, EACCES (%s)",
 	     rc ? strerror(-rc) : flat(r.out));
-	spawnx_result_free(&r);
+	proc_result_free(&r);
 
 	close(ufd);
 	close(nfd);
@@ -1069,7 +1069,7 @@ int main(int argc, char **argv)
 	if (!mkdtemp(area) || chmod(area, 0755) < 0)
 		return 1;
 
-	t_ok(spawnx_init() == 0, "spawnx_init: the test is a child subreaper");
+	t_ok(proc_init() == 0, "proc_init: the test is a child subreaper");
 	test_capture();
 	test_timeout_tree();
 	test_sweep_spares();
@@ -1085,7 +1085,7 @@ int main(int argc, char **argv)
 	test_swap();
 	test_census();
 
-	spawnx_kill_descendants(0);
+	proc_kill_descendants(0);
 	rm_tree(area);
 	return t_done();
 }

@@ -6,7 +6,7 @@
  * process would run are simulated by this process (or a forked child for
  * the races): the monitor only sees the host's file system, so who makes
  * the change does not matter to it.  Runs as root and unprivileged. */
-#include "../protect.h"
+#include "protect.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -77,7 +77,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "request.h"
+#include "sandproof/request.h"
 
 #define PROTECT_ERR_MAX 512
 #define PROTECT_PATH_MAX 4096

@@ -21,9 +21,10 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "kfacts.h"
 #include "landlock.h"
 #include "limits_plan.h"
-#include "platform.h"
+#include "sandproof/platform.h"
 
 /* Run fn in a child; its exit code is 0 or a positive errno. */
 static int in_child(int (*fn)(void))
@@ -134,7 +135,7 @@ int platform_doctor(FILE *out)
 	bad |= line(out, "mount API (open_tree, setattr)", in_child(try_mount_api), true);
 	bad |= line(out, "openat2 RESOLVE_NO_SYMLINKS", try_openat2(), true);
 	bad |= line(out, "seccomp filters", prctl_seccomp_ok() ? 0 : EOPNOTSUPP, true);
-	line(out, "seccomp user notification", filter_notify_supported() == 1 ? 0 : EOPNOTSUPP,
+	line(out, "seccomp user notification", kfacts_seccomp_notify_usable() == 1 ? 0 : EOPNOTSUPP,
 	     false);
 	if (abi > 0)
 		fprintf(out, "%-36s yes (ABI %d, using up to %d)\n", "Landlock", abi,

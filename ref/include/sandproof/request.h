@@ -21,8 +21,8 @@
 enum fs_kind { FS_RESTRICTED = 0, FS_UNRESTRICTED };
 enum net_mode { NET_DENY = 0, NET_ALLOW };
 
-#include "request_limits.h"
-#include "strv.h"
+#include "sandproof/request_limits.h"
+#include "sandproof/strv.h"
 
 struct write_root {
 	char *root;

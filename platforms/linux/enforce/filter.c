@@ -1,5 +1,6 @@
 /* filter.c - see filter.h. */
 #include "filter.h"
+#include "kfacts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +31,6 @@
 /* The socket family rules below lean on this ordering. */
 _Static_assert(AF_UNIX < AF_INET && AF_INET < AF_INET6 &&
 	       AF_INET6 < AF_NETLINK, "address family order");
-
-/* libseccomp 2.5.4 API level that can emit SCMP_ACT_NOTIFY. */
-#define FILTER_API_NOTIFY 5
 
 struct denied {
 	const char *name;
@@ -254,19 +252,6 @@ static int load(const struct filter_opts *o, bool notify, int *notify_fd)
 	return rc;
 }
 
-/* Cheap check, no fork: kernel action and libseccomp API level. */
-static bool notify_available(void)
-{
-	uint32_t act = SECCOMP_RET_USER_NOTIF;
-	struct seccomp_notif_sizes sz;
-
-	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &act) != 0)
-		return false;
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
-		return false;
-	return seccomp_api_get() >= FILTER_API_NOTIFY;
-}
-
 int filter_install(const struct filter_opts *o, int *notify_fd)
 {
 	int rc;
@@ -274,7 +259,7 @@ int filter_install(const struct filter_opts *o, int *notify_fd)
 	if (!o || !notify_fd)
 		return -EINVAL;
 	*notify_fd = -1;
-	if (o->notify && notify_available()) {
+	if (o->notify && kfacts_seccomp_notify_offered()) {
 		rc = load(o, true, notify_fd);
 		if (rc == 0)
 			return 0;
@@ -284,46 +269,6 @@ int filter_install(const struct filter_opts *o, int *notify_fd)
 		*notify_fd = -1;
 	}
 	return load(o, false, notify_fd);
-}
-
-int filter_notify_available(void)
-{
-	return notify_available() ? 1 : 0;
-}
-
-int filter_notify_supported(void)
-{
-	static int cached = -1;
-	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	struct sock_fprog prog = {.len = 1, .filter = &allow};
-	int status;
-	pid_t pid;
-
-	if (cached >= 0)
-		return cached;
-	if (!notify_available())
-		return cached = 0;
-	/* A listener cannot be created when one already exists in the chain
-	 * (e.g. the harness holds this runner under its own notify filter);
-	 * only trying tells, and a filter cannot be removed, so try in a
-	 * child that only makes raw syscalls and exits. */
-	pid = fork();
-	if (pid < 0)
-		return 0; /* not cached: a later call may probe again */
-	if (pid == 0) {
-		long fd;
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			_exit(1);
-		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-		_exit(fd >= 0 ? 0 : 1);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return 0;
-	}
-	return cached = (WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* Name of a syscall number; numbers libseccomp 2.5.4 does not know come

@@ -38,19 +38,9 @@ struct filter_opts {
  * libseccomp handed back no listener (not seen in practice). */
 int filter_install(const struct filter_opts *o, int *notify_fd);
 
-/* 1 when seccomp user notification works here (kernel, libseccomp, and no
- * listener already in this process's filter chain), else 0.  The first call
- * probes in a short-lived child (fork + waitpid of that pid: the caller must
- * not ignore SIGCHLD); the answer is cached for the process lifetime and
- * inherited by fork, so ask in the supervisor before installing anything.
- * filter_install() falls back by itself whatever this said. */
-int filter_notify_supported(void);
-
-/* The cheap half of filter_notify_supported(): the kernel and libseccomp
- * offer user notification (no probe child).  A launch asks for notify when
- * this says 1; filter_install() still falls back to EPERM when a listener
- * cannot be created, and the launch reports what really happened. */
-int filter_notify_available(void);
+/* Whether notification is offered and usable here: kfacts.h
+ * (kfacts_seccomp_notify_offered, kfacts_seccomp_notify_usable).
+ * filter_install() falls back to EPERM by itself whatever they said. */
 
 /* Read one pending notification from listener fd, answer it with EPERM and
  * write the denied syscall's name ("ptrace") into name (NUL-terminated,

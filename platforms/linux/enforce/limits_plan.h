@@ -32,8 +32,8 @@
 #include <stdio.h>
 
 #include "mounts.h"
-#include "platform.h"
-#include "request.h"
+#include "sandproof/platform.h"
+#include "sandproof/request.h"
 
 enum limits_cg { LIMITS_CG_PIDS, LIMITS_CG_MEMORY, LIMITS_CG_COUNT };
 

@@ -22,11 +22,13 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "kfacts.h"
 #include "landlock.h"
 #include "limits_plan.h"
 #include "mounts.h"
+#include "names.h"
 #include "nsinit.h"
-#include "platform.h"
+#include "sandproof/platform.h"
 #include "protect.h"
 #include "spawn.h"
 
@@ -181,7 +183,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 	p->enf.user_ns = p->enf.mount_ns = p->enf.pid_ns = p->enf.ipc_ns = true;
 	p->enf.net_ns = req->network == NET_DENY;
 	p->enf.seccomp = p->enf.no_new_privs = p->enf.caps_dropped = true;
-	p->enf.seccomp_notify = filter_notify_available() == 1;
+	p->enf.seccomp_notify = kfacts_seccomp_notify_offered() == 1;
 	memcpy(p->enf.limits, p->limits.applied, sizeof(p->enf.limits));
 	/* Landlock is the second layer under the mounts: used whenever the
 	 * kernel has it and the filesystem is restricted.  Once chosen here a
@@ -589,4 +591,14 @@ int platform_release(struct launch *l, struct denials *d)
 		close(l->status_fd);
 	free(l);
 	return stop;
+}
+
+const char *platform_errno_name(int err)
+{
+	return names_errno(err);
+}
+
+const char *platform_signal_name(int sig)
+{
+	return names_signal(sig, NULL);
 }

@@ -1,4 +1,4 @@
-/* spawnx.c - see spawnx.h.
+/* proc.c - see proc.h.
  *
  * Layout: the seccomp filter is built and compiled to BPF in the parent
  * (libseccomp allocates; the child must not), the child only makes raw
@@ -10,12 +10,12 @@
  * held or faulted (sendmsg, write, close...), so the child publishes the
  * fd number in shared memory and spins until the parent has copied it with
  * pidfd_getfd().  A held call made after that is answered normally. */
-#include "spawnx.h"
+#include "sandproof/proc.h"
 
 /* How long processes of a run may take to finish dying after it ended
  * before they count as leftovers. */
-#define SPAWNX_GRACE_MS 300
-#include "census.h"
+#define PROC_GRACE_MS 300
+#include "sandproof/census.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,12 +46,12 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
-#define SPAWNX_KILL_WAIT_MS 3000
+#define PROC_KILL_WAIT_MS 3000
 
 extern char **environ;
 
 /* Child -> parent, through a MAP_SHARED page (no system call needed). */
-struct spawnx_shm {
+struct proc_shm {
 	int listener; /* child's listener fd number, -1 until published */
 	int taken;    /* set by the parent once it holds a copy */
 	int err;      /* setup errno, 0 if the child reached the program */
@@ -59,33 +59,33 @@ struct spawnx_shm {
 };
 
 /* The compiled filter and what the parent needs to answer it. */
-struct spawnx_filter {
+struct proc_filter {
 	struct sock_fprog prog; /* prog.filter malloc'd */
 	bool notify;            /* has SECCOMP_RET_USER_NOTIF rules */
 	int fault_nr;           /* -1: none, or the notified fault syscall */
-	int hold_nr[SPAWNX_MAX_HOLD];
+	int hold_nr[PROC_MAX_HOLD];
 	size_t nhold;
 };
 
-struct spawnx_buf {
+struct proc_buf {
 	char *p;
 	size_t len, cap, limit;
 	bool truncated;
 };
 
-struct spawnx_known {
+struct proc_known {
 	pid_t pid;
 	unsigned long long start;
 };
 
-void spawnx_opts_init(struct spawnx_opts *o)
+void proc_opts_init(struct proc_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->userns_fd = -1;
 	o->netns_fd = -1;
 }
 
-void spawnx_result_free(struct spawnx_result *r)
+void proc_result_free(struct proc_result *r)
 {
 	if (!r)
 		return;
@@ -94,12 +94,12 @@ void spawnx_result_free(struct spawnx_result *r)
 	r->out = r->err = NULL;
 }
 
-int spawnx_init(void)
+int proc_init(void)
 {
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
 }
 
-static uint64_t spawnx_now_ms(void)
+static uint64_t proc_now_ms(void)
 {
 	struct timespec ts;
 
@@ -109,7 +109,7 @@ static uint64_t spawnx_now_ms(void)
 
 /* ---- killing descendants ------------------------------------------------- */
 
-static bool spawnx_known_has(const struct spawnx_known *v, size_t n, pid_t pid,
+static bool proc_known_has(const struct proc_known *v, size_t n, pid_t pid,
 			     unsigned long long start)
 {
 	for (size_t i = 0; i < n; i++)
@@ -119,7 +119,7 @@ static bool spawnx_known_has(const struct spawnx_known *v, size_t n, pid_t pid,
 }
 
 /* Direct children of the caller now: the processes a run must not touch. */
-static int spawnx_children(struct spawnx_known **out, size_t *n)
+static int proc_children(struct proc_known **out, size_t *n)
 {
 	struct census_proc *v;
 	size_t nv, k = 0;
@@ -135,7 +135,7 @@ static int spawnx_children(struct spawnx_known **out, size_t *n)
 	}
 	for (size_t i = 0; i < nv; i++)
 		if (v[i].ppid == self)
-			(*out)[k++] = (struct spawnx_known){v[i].pid, v[i].start};
+			(*out)[k++] = (struct proc_known){v[i].pid, v[i].start};
 	*n = k;
 	free(v);
 	return 0;
@@ -145,7 +145,7 @@ static int spawnx_children(struct spawnx_known **out, size_t *n)
  * The pidfd pins one process; re-reading its start time after opening the
  * pidfd proves that process is the one the table described (a descendant),
  * so an unrelated process that took over the pid is never signalled. */
-static int spawnx_kill_verified(pid_t pid, unsigned long long start)
+static int proc_kill_verified(pid_t pid, unsigned long long start)
 {
 	struct census_proc now;
 	int fd = pidfd_open(pid, 0), r;
@@ -169,11 +169,11 @@ static int spawnx_kill_verified(pid_t pid, unsigned long long start)
  * SIGKILL and passes repeat until none is left or wait_ms passes; *killed
  * counts distinct processes signalled (skip_pid, counted by the caller,
  * excepted).  Returns live ones left, or -errno. */
-static int spawnx_sweep(const struct spawnx_known *pre, size_t npre,
+static int proc_sweep(const struct proc_known *pre, size_t npre,
 			pid_t skip_pid, bool kill, int wait_ms, int *killed)
 {
-	uint64_t deadline = spawnx_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
-	struct spawnx_known *done = NULL;
+	uint64_t deadline = proc_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
+	struct proc_known *done = NULL;
 	size_t ndone = 0, capdone = 0;
 	pid_t self = getpid();
 	int alive;
@@ -195,7 +195,7 @@ static int spawnx_sweep(const struct spawnx_known *pre, size_t npre,
 			if (!top)
 				continue;
 			t = census_find(v, n, top);
-			if (pre && t && spawnx_known_has(pre, npre, t->pid, t->start))
+			if (pre && t && proc_known_has(pre, npre, t->pid, t->start))
 				continue;
 			if (v[i].state == 'Z' || v[i].state == 'X') {
 				if (v[i].ppid == self && v[i].pid != skip_pid)
@@ -203,14 +203,14 @@ static int spawnx_sweep(const struct spawnx_known *pre, size_t npre,
 				continue;
 			}
 			alive++;
-			if (!kill || spawnx_kill_verified(v[i].pid, v[i].start) < 0)
+			if (!kill || proc_kill_verified(v[i].pid, v[i].start) < 0)
 				continue;
 			if (v[i].pid == skip_pid ||
-			    spawnx_known_has(done, ndone, v[i].pid, v[i].start))
+			    proc_known_has(done, ndone, v[i].pid, v[i].start))
 				continue;
 			if (ndone == capdone) {
 				size_t nc = capdone ? capdone * 2 : 16;
-				struct spawnx_known *nd = realloc(done, nc * sizeof(*nd));
+				struct proc_known *nd = realloc(done, nc * sizeof(*nd));
 
 				if (!nd) {
 					free(v);
@@ -220,10 +220,10 @@ static int spawnx_sweep(const struct spawnx_known *pre, size_t npre,
 				done = nd;
 				capdone = nc;
 			}
-			done[ndone++] = (struct spawnx_known){v[i].pid, v[i].start};
+			done[ndone++] = (struct proc_known){v[i].pid, v[i].start};
 		}
 		free(v);
-		if (!kill || alive == 0 || spawnx_now_ms() >= deadline)
+		if (!kill || alive == 0 || proc_now_ms() >= deadline)
 			break;
 		/* SIGKILLed processes need a moment to become zombies, and
 		 * their orphans a moment to re-parent to us. */
@@ -235,22 +235,22 @@ static int spawnx_sweep(const struct spawnx_known *pre, size_t npre,
 	return alive;
 }
 
-int spawnx_kill_descendants(int wait_ms)
+int proc_kill_descendants(int wait_ms)
 {
 	int killed = 0;
-	int r = spawnx_sweep(NULL, 0, 0, true, wait_ms > 0 ? wait_ms : SPAWNX_KILL_WAIT_MS,
+	int r = proc_sweep(NULL, 0, 0, true, wait_ms > 0 ? wait_ms : PROC_KILL_WAIT_MS,
 			     &killed);
 
 	if (r < 0)
 		return r;
 	/* A last pass reaps the zombies the kills just made. */
-	spawnx_sweep(NULL, 0, 0, false, 0, NULL);
+	proc_sweep(NULL, 0, 0, false, 0, NULL);
 	return killed;
 }
 
 /* ---- the filter ---------------------------------------------------------- */
 
-static int spawnx_resolve(const char *name)
+static int proc_resolve(const char *name)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 
@@ -261,7 +261,7 @@ static int spawnx_resolve(const char *name)
 /* Compile the FAULT and HOLD rules into f.  Default allow; a foreign ABI
  * is allowed too: this filter observes and injects faults, it is not a
  * confinement boundary.  0 or -errno. */
-static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter *f)
+static int proc_filter_build(const struct proc_opts *o, struct proc_filter *f)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r = 0, fd = -1, fault_nr = -1;
@@ -276,7 +276,7 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 		goto out;
 	}
 	if (o->fault_syscall) {
-		fault_nr = spawnx_resolve(o->fault_syscall);
+		fault_nr = proc_resolve(o->fault_syscall);
 		if (fault_nr < 0 || o->fault_errno < 1 || o->fault_errno > 4095) {
 			r = -EINVAL;
 			goto out;
@@ -300,9 +300,9 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			goto out;
 	}
 	for (size_t i = 0; o->hold_syscalls && o->hold_syscalls[i]; i++) {
-		int nr = spawnx_resolve(o->hold_syscalls[i]);
+		int nr = proc_resolve(o->hold_syscalls[i]);
 
-		if (nr < 0 || nr == fault_nr || f->nhold == SPAWNX_MAX_HOLD) {
+		if (nr < 0 || nr == fault_nr || f->nhold == PROC_MAX_HOLD) {
 			r = -EINVAL;
 			goto out;
 		}
@@ -314,7 +314,7 @@ static int spawnx_filter_build(const struct spawnx_opts *o, struct spawnx_filter
 			goto out;
 		f->notify = true;
 	}
-	fd = memfd_create("spawnx-bpf", MFD_CLOEXEC);
+	fd = memfd_create("proc-bpf", MFD_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		goto out;
@@ -349,14 +349,14 @@ out:
 
 /* ---- the child ----------------------------------------------------------- */
 
-_Noreturn static void spawnx_fail(struct spawnx_shm *shm, const char *step, int err)
+_Noreturn static void proc_fail(struct proc_shm *shm, const char *step, int err)
 {
 	snprintf(shm->step, sizeof(shm->step), "%s", step);
 	__atomic_store_n(&shm->err, err ? err : EIO, __ATOMIC_RELEASE);
 	_exit(127);
 }
 
-static int spawnx_write_file(const char *path, const char *text)
+static int proc_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
 	size_t n = strlen(text);
@@ -369,7 +369,7 @@ static int spawnx_write_file(const char *path, const char *text)
 	return r;
 }
 
-static bool spawnx_same_ns(int fd, const char *self)
+static bool proc_same_ns(int fd, const char *self)
 {
 	struct stat a, b;
 
@@ -381,7 +381,7 @@ static bool spawnx_same_ns(int fd, const char *self)
  * umount calls then stay inside it, while the file system underneath is
  * the host's.  Without CAP_SYS_ADMIN, a user namespace with an identity
  * map (the program keeps its uid, files it writes keep their owner). */
-static void spawnx_private_mounts(struct spawnx_shm *shm)
+static void proc_private_mounts(struct proc_shm *shm)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -390,25 +390,25 @@ static void spawnx_private_mounts(struct spawnx_shm *shm)
 
 	if (unshare(CLONE_NEWNS) < 0) {
 		if (errno != EPERM)
-			spawnx_fail(shm, "unshare mount", errno);
+			proc_fail(shm, "unshare mount", errno);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-			spawnx_fail(shm, "unshare user+mount", errno);
+			proc_fail(shm, "unshare user+mount", errno);
 		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-		if ((e = spawnx_write_file("/proc/self/uid_map", map)))
-			spawnx_fail(shm, "uid_map", e);
-		if ((e = spawnx_write_file("/proc/self/setgroups", "deny")))
-			spawnx_fail(shm, "setgroups", e);
+		if ((e = proc_write_file("/proc/self/uid_map", map)))
+			proc_fail(shm, "uid_map", e);
+		if ((e = proc_write_file("/proc/self/setgroups", "deny")))
+			proc_fail(shm, "setgroups", e);
 		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-		if ((e = spawnx_write_file("/proc/self/gid_map", map)))
-			spawnx_fail(shm, "gid_map", e);
+		if ((e = proc_write_file("/proc/self/gid_map", map)))
+			proc_fail(shm, "gid_map", e);
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		spawnx_fail(shm, "mount private", errno);
+		proc_fail(shm, "mount private", errno);
 }
 
 /* execve argv[0], searched in envp's PATH when it has no '/'.  Returns the
  * errno describing the failure best (EACCES over ENOENT). */
-static int spawnx_exec(char *const argv[], char *const envp[])
+static int proc_exec(char *const argv[], char *const envp[])
 {
 	const char *path = "/usr/local/bin:/usr/bin:/bin";
 	char full[PATH_MAX];
@@ -438,18 +438,18 @@ static int spawnx_exec(char *const argv[], char *const envp[])
 	return best;
 }
 
-struct spawnx_plan {
-	const struct spawnx_opts *o;
-	const struct spawnx_filter *f; /* NULL: no filter */
-	struct spawnx_shm *shm;
+struct proc_plan {
+	const struct proc_opts *o;
+	const struct proc_filter *f; /* NULL: no filter */
+	struct proc_shm *shm;
 	pid_t parent;
 	int fds[3];                    /* stdin read end, stdout/stderr write ends */
 };
 
-_Noreturn static void spawnx_child(const struct spawnx_plan *p)
+_Noreturn static void proc_child(const struct proc_plan *p)
 {
-	const struct spawnx_opts *o = p->o;
-	struct spawnx_shm *shm = p->shm;
+	const struct proc_opts *o = p->o;
+	struct proc_shm *shm = p->shm;
 	char *const *envp = o->envp ? o->envp : environ;
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
@@ -457,34 +457,34 @@ _Noreturn static void spawnx_child(const struct spawnx_plan *p)
 
 	/* Die with the harness from the first instant. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent)
-		spawnx_fail(shm, "pdeathsig", ESRCH);
+		proc_fail(shm, "pdeathsig", ESRCH);
 	/* Security: a new session has no controlling terminal, so TIOCSTI or
 	 * a write to /dev/tty from the program reaches no real terminal. */
 	if (setsid() < 0)
-		spawnx_fail(shm, "setsid", errno);
+		proc_fail(shm, "setsid", errno);
 	/* Lift the pipe ends above 2 first, so one cannot clobber another
 	 * when the caller runs with 0, 1 or 2 closed. */
 	for (int i = 0; i < 3; i++) {
 		hi[i] = fcntl(p->fds[i], F_DUPFD_CLOEXEC, 3);
 		if (hi[i] < 0)
-			spawnx_fail(shm, "dup", errno);
+			proc_fail(shm, "dup", errno);
 	}
 	for (int i = 0; i < 3; i++)
 		if (dup2(hi[i], i) < 0)
-			spawnx_fail(shm, "dup2", errno);
+			proc_fail(shm, "dup2", errno);
 	/* User namespace first: joining it grants the capabilities that
 	 * joining a network namespace it owns requires. */
-	if (o->userns_fd >= 0 && !spawnx_same_ns(o->userns_fd, "/proc/self/ns/user") &&
+	if (o->userns_fd >= 0 && !proc_same_ns(o->userns_fd, "/proc/self/ns/user") &&
 	    setns(o->userns_fd, CLONE_NEWUSER) < 0)
-		spawnx_fail(shm, "setns user", errno);
+		proc_fail(shm, "setns user", errno);
 	if (o->netns_fd >= 0 && setns(o->netns_fd, CLONE_NEWNET) < 0)
-		spawnx_fail(shm, "setns net", errno);
+		proc_fail(shm, "setns net", errno);
 	if (o->private_mounts)
-		spawnx_private_mounts(shm);
+		proc_private_mounts(shm);
 	if (o->cwd && chdir(o->cwd) < 0)
-		spawnx_fail(shm, "chdir", errno);
+		proc_fail(shm, "chdir", errno);
 	if (close_range(3, ~0U, 0) < 0)
-		spawnx_fail(shm, "close_range", errno);
+		proc_fail(shm, "close_range", errno);
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
@@ -493,14 +493,14 @@ _Noreturn static void spawnx_child(const struct spawnx_plan *p)
 	/* Credentials may have changed above, which can clear the parent
 	 * death signal: set it again and re-check the parent. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent)
-		spawnx_fail(shm, "pdeathsig", ESRCH);
+		proc_fail(shm, "pdeathsig", ESRCH);
 	if (p->f) {
 		unsigned long fl = p->f->notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER |
 			SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV : 0;
 		long fd;
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			spawnx_fail(shm, "no_new_privs", errno);
+			proc_fail(shm, "no_new_privs", errno);
 		/* WAIT_KILLABLE_RECV: once the parent has received a call,
 		 * only SIGKILL interrupts it, so a signal cannot restart a
 		 * held call and make it arrive (and count) twice. */
@@ -510,7 +510,7 @@ _Noreturn static void spawnx_child(const struct spawnx_plan *p)
 			fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, fl, &p->f->prog);
 		}
 		if (fd < 0)
-			spawnx_fail(shm, "seccomp", errno);
+			proc_fail(shm, "seccomp", errno);
 		if (p->f->notify) {
 			/* No system call from here to execve may come before
 			 * the parent holds the listener: any of them could be
@@ -522,12 +522,12 @@ _Noreturn static void spawnx_child(const struct spawnx_plan *p)
 			 * it, so it cannot answer its own held calls. */
 		}
 	}
-	spawnx_fail(shm, "exec", spawnx_exec(o->argv, envp));
+	proc_fail(shm, "exec", proc_exec(o->argv, envp));
 }
 
 /* ---- the parent ---------------------------------------------------------- */
 
-static void spawnx_buf_take(struct spawnx_buf *b, const char *data, size_t n)
+static void proc_buf_take(struct proc_buf *b, const char *data, size_t n)
 {
 	size_t room = b->limit - b->len;
 
@@ -559,13 +559,13 @@ static void spawnx_buf_take(struct spawnx_buf *b, const char *data, size_t n)
 }
 
 /* Read what is there from *fd; at EOF or error close it and set -1. */
-static void spawnx_drain(int *fd, struct spawnx_buf *b)
+static void proc_drain(int *fd, struct proc_buf *b)
 {
 	char chunk[65536];
 	ssize_t n = read(*fd, chunk, sizeof(chunk));
 
 	if (n > 0) {
-		spawnx_buf_take(b, chunk, (size_t)n);
+		proc_buf_take(b, chunk, (size_t)n);
 		return;
 	}
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -577,7 +577,7 @@ static void spawnx_drain(int *fd, struct spawnx_buf *b)
 /* Does the caller's comm equal want?  The caller is stopped in the
  * notified syscall, so its comm is the one it made the call with (a
  * process that cannot be read - gone meanwhile - does not count). */
-static bool spawnx_comm_is(pid_t pid, const char *want)
+static bool proc_comm_is(pid_t pid, const char *want)
 {
 	char path[32], comm[32];
 	ssize_t n;
@@ -601,8 +601,8 @@ static bool spawnx_comm_is(pid_t pid, const char *want)
  * continued.  Security of CONTINUE: the call then runs with arguments the
  * program may have changed meanwhile - exactly the race a hold replays,
  * never a permission we grant. */
-static int spawnx_notify(int lfd, const struct spawnx_opts *o,
-			 const struct spawnx_filter *f, struct spawnx_result *r)
+static int proc_notify(int lfd, const struct proc_opts *o,
+			 const struct proc_filter *f, struct proc_result *r)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -625,7 +625,7 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 		for (size_t i = 0; i < f->nhold; i++) {
 			if (req.data.nr != f->hold_nr[i])
 				continue;
-			if (o->hold_comm && !spawnx_comm_is((pid_t)req.pid, o->hold_comm))
+			if (o->hold_comm && !proc_comm_is((pid_t)req.pid, o->hold_comm))
 				break;
 			r->hold_calls++;
 			if (o->hold_at > 0 && r->hold_calls == (uint64_t)o->hold_at) {
@@ -651,7 +651,7 @@ static int spawnx_notify(int lfd, const struct spawnx_opts *o,
 
 /* waitid(P_PIDFD) with the kernel's rusage of the program and of every
  * descendant it (or they) reaped: the glibc wrapper has no rusage. */
-static int spawnx_waitid(int pidfd, siginfo_t *si, int flags, struct spawnx_result *r)
+static int proc_waitid(int pidfd, siginfo_t *si, int flags, struct proc_result *r)
 {
 	struct rusage ru;
 	int rc;
@@ -666,7 +666,7 @@ static int spawnx_waitid(int pidfd, siginfo_t *si, int flags, struct spawnx_resu
 	return rc;
 }
 
-static void spawnx_status(struct spawnx_result *r, const siginfo_t *si)
+static void proc_status(struct proc_result *r, const siginfo_t *si)
 {
 	if (si->si_code == CLD_EXITED) {
 		r->exited = true;
@@ -676,7 +676,7 @@ static void spawnx_status(struct spawnx_result *r, const siginfo_t *si)
 	}
 }
 
-static int spawnx_validate(const struct spawnx_opts *o)
+static int proc_validate(const struct proc_opts *o)
 {
 	if (!o->argv || !o->argv[0] || (o->stdin_len && !o->stdin_data))
 		return -EINVAL;
@@ -687,23 +687,23 @@ static int spawnx_validate(const struct spawnx_opts *o)
 	return 0;
 }
 
-struct spawnx_run {
-	const struct spawnx_opts *o;
-	struct spawnx_filter f;
+struct proc_run {
+	const struct proc_opts *o;
+	struct proc_filter f;
 	bool filtered;
-	struct spawnx_shm *shm;
-	struct spawnx_known *pre;
+	struct proc_shm *shm;
+	struct proc_known *pre;
 	size_t npre;
 	int in[2], out[2], err[2];
 	pid_t pid;
 	int pidfd, lfd;
 	bool reaped;
-	struct spawnx_buf bout, berr;
+	struct proc_buf bout, berr;
 };
 
 /* The timeout: the program, its process group, and every process of the
  * run (descendants of the program or of orphans it left) get SIGKILL. */
-static void spawnx_kill_run(struct spawnx_run *s, struct spawnx_result *r)
+static void proc_kill_run(struct proc_run *s, struct proc_result *r)
 {
 	int killed = 0;
 
@@ -714,16 +714,16 @@ static void spawnx_kill_run(struct spawnx_run *s, struct spawnx_result *r)
 		if (pidfd_send_signal(s->pidfd, SIGKILL, NULL, 0) == 0)
 			r->killed++;
 	}
-	spawnx_sweep(s->pre, s->npre, s->pid, true, SPAWNX_KILL_WAIT_MS, &killed);
+	proc_sweep(s->pre, s->npre, s->pid, true, PROC_KILL_WAIT_MS, &killed);
 	r->killed += killed;
 }
 
-static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
+static int proc_loop(struct proc_run *s, struct proc_result *r)
 {
-	const struct spawnx_opts *o = s->o;
-	int timeout = o->timeout_ms > 0 ? o->timeout_ms : SPAWNX_TIMEOUT_MS;
-	int drain = o->drain_ms > 0 ? o->drain_ms : SPAWNX_DRAIN_MS;
-	uint64_t start = spawnx_now_ms(), deadline = start + (uint64_t)timeout;
+	const struct proc_opts *o = s->o;
+	int timeout = o->timeout_ms > 0 ? o->timeout_ms : PROC_TIMEOUT_MS;
+	int drain = o->drain_ms > 0 ? o->drain_ms : PROC_DRAIN_MS;
+	uint64_t start = proc_now_ms(), deadline = start + (uint64_t)timeout;
 	uint64_t drain_end = 0;
 	size_t fed = 0;
 	int rc = 0;
@@ -735,11 +735,11 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 	for (;;) {
 		struct pollfd p[5];
 		int np = 0, wait;
-		uint64_t now = spawnx_now_ms();
+		uint64_t now = proc_now_ms();
 
 		if (!s->reaped && now >= deadline) {
 			r->timed_out = true;
-			spawnx_kill_run(s, r);
+			proc_kill_run(s, r);
 			break;
 		}
 		if (s->reaped && ((s->out[0] < 0 && s->err[0] < 0) || now >= drain_end))
@@ -751,7 +751,7 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 				s->lfd = pidfd_getfd(s->pidfd, l, 0);
 				if (s->lfd < 0) {
 					rc = -errno;
-					spawnx_kill_run(s, r);
+					proc_kill_run(s, r);
 					break;
 				}
 				__atomic_store_n(&s->shm->taken, 1, __ATOMIC_RELEASE);
@@ -772,7 +772,7 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 			p[np++] = (struct pollfd){.fd = s->in[1], .events = POLLOUT};
 		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR) {
 			rc = -errno;
-			spawnx_kill_run(s, r);
+			proc_kill_run(s, r);
 			break;
 		}
 		for (int i = 0; i < np; i++) {
@@ -780,7 +780,7 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 				continue;
 			if (p[i].fd == s->lfd) {
 				if (p[i].revents & POLLIN) {
-					int e = spawnx_notify(s->lfd, o, &s->f, r);
+					int e = proc_notify(s->lfd, o, &s->f, r);
 
 					if (e < 0 && e != -EINTR)
 						rc = rc ? rc : e;
@@ -790,9 +790,9 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 					s->lfd = -2;
 				}
 			} else if (p[i].fd == s->out[0]) {
-				spawnx_drain(&s->out[0], &s->bout);
+				proc_drain(&s->out[0], &s->bout);
 			} else if (p[i].fd == s->err[0]) {
-				spawnx_drain(&s->err[0], &s->berr);
+				proc_drain(&s->err[0], &s->berr);
 			} else if (p[i].fd == s->in[1]) {
 				ssize_t n = write(s->in[1], (const char *)o->stdin_data + fed,
 						  o->stdin_len - fed);
@@ -808,12 +808,12 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 				siginfo_t si;
 
 				memset(&si, 0, sizeof(si));
-				if (spawnx_waitid(s->pidfd, &si, WEXITED | WNOHANG, r) == 0 &&
+				if (proc_waitid(s->pidfd, &si, WEXITED | WNOHANG, r) == 0 &&
 				    si.si_pid) {
 					s->reaped = true;
-					spawnx_status(r, &si);
-					r->duration_ms = spawnx_now_ms() - start;
-					drain_end = spawnx_now_ms() + (uint64_t)drain;
+					proc_status(r, &si);
+					r->duration_ms = proc_now_ms() - start;
+					drain_end = proc_now_ms() + (uint64_t)drain;
 				}
 			}
 		}
@@ -824,25 +824,25 @@ static int spawnx_loop(struct spawnx_run *s, struct spawnx_result *r)
 		/* Killed above: SIGKILL ends it promptly (a held call is
 		 * killable), so this wait is short. */
 		memset(&si, 0, sizeof(si));
-		while (spawnx_waitid(s->pidfd, &si, WEXITED, r) < 0 && errno == EINTR)
+		while (proc_waitid(s->pidfd, &si, WEXITED, r) < 0 && errno == EINTR)
 			;
 		s->reaped = true;
-		spawnx_status(r, &si);
-		r->duration_ms = spawnx_now_ms() - start;
+		proc_status(r, &si);
+		r->duration_ms = proc_now_ms() - start;
 	}
 	return rc;
 }
 
-static void spawnx_close(int *fd)
+static void proc_close(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
 }
 
-int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
+int proc_run(const struct proc_opts *o, struct proc_result *r)
 {
-	struct spawnx_run s = {.o = o, .pidfd = -1, .lfd = -1,
+	struct proc_run s = {.o = o, .pidfd = -1, .lfd = -1,
 			       .in = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}};
 	sigset_t pipe_set, old_mask;
 	int rc;
@@ -852,15 +852,15 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 	memset(r, 0, sizeof(*r));
 	if (!o)
 		return -EINVAL;
-	if ((rc = spawnx_validate(o)) < 0)
+	if ((rc = proc_validate(o)) < 0)
 		return rc;
 	s.f.fault_nr = -1;
 	if (o->fault_syscall || (o->hold_syscalls && o->hold_syscalls[0])) {
-		if ((rc = spawnx_filter_build(o, &s.f)) < 0)
+		if ((rc = proc_filter_build(o, &s.f)) < 0)
 			goto out;
 		s.filtered = true;
 	}
-	s.bout.limit = s.berr.limit = o->out_limit ? o->out_limit : SPAWNX_OUT_LIMIT;
+	s.bout.limit = s.berr.limit = o->out_limit ? o->out_limit : PROC_OUT_LIMIT;
 	s.shm = mmap(NULL, sizeof(*s.shm), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (s.shm == MAP_FAILED) {
@@ -875,7 +875,7 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 		goto out;
 	}
 	/* Processes that exist before the run are never the run's to kill. */
-	if ((rc = spawnx_children(&s.pre, &s.npre)) < 0)
+	if ((rc = proc_children(&s.pre, &s.npre)) < 0)
 		goto out;
 	/* A program that closes its stdin early must not kill the harness
 	 * with SIGPIPE: block it here, consume it after an EPIPE. */
@@ -883,22 +883,22 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 	sigaddset(&pipe_set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_set, &old_mask);
 	{
-		struct spawnx_plan plan = {
+		struct proc_plan plan = {
 			.o = o, .f = s.filtered ? &s.f : NULL, .shm = s.shm,
 			.parent = getpid(), .fds = {s.in[0], s.out[1], s.err[1]},
 		};
 
 		s.pid = fork();
 		if (s.pid == 0)
-			spawnx_child(&plan);
+			proc_child(&plan);
 	}
 	if (s.pid < 0) {
 		rc = -errno;
 		goto unmask;
 	}
-	spawnx_close(&s.in[0]);
-	spawnx_close(&s.out[1]);
-	spawnx_close(&s.err[1]);
+	proc_close(&s.in[0]);
+	proc_close(&s.out[1]);
+	proc_close(&s.err[1]);
 	/* Our unreaped child: its pid cannot be recycled, so the pidfd names
 	 * exactly the program. */
 	s.pidfd = pidfd_open(s.pid, 0);
@@ -912,7 +912,7 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 	fcntl(s.in[1], F_SETFL, O_NONBLOCK);
 	fcntl(s.out[0], F_SETFL, O_NONBLOCK);
 	fcntl(s.err[0], F_SETFL, O_NONBLOCK);
-	rc = spawnx_loop(&s, r);
+	rc = proc_loop(&s, r);
 	if (s.shm->err) {
 		r->setup_err = s.shm->err;
 		snprintf(r->setup_step, sizeof(r->setup_step), "%s", s.shm->step);
@@ -921,21 +921,21 @@ int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r)
 		/* Count first, so leftovers reports residue even when
 		 * kill_leftovers then ends it. */
 		int killed = 0;
-		int left = spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+		int left = proc_sweep(s.pre, s.npre, 0, false, 0, NULL);
 		struct timespec tick = {0, 10 * 1000 * 1000};
 
 		/* Grace: a process already dying (a pid namespace being torn
 		 * down after its runner was killed) is not residue. */
-		for (int i = 0; left > 0 && i < SPAWNX_GRACE_MS / 10; i++) {
+		for (int i = 0; left > 0 && i < PROC_GRACE_MS / 10; i++) {
 			nanosleep(&tick, NULL);
-			left = spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+			left = proc_sweep(s.pre, s.npre, 0, false, 0, NULL);
 		}
 
 		r->leftovers = left > 0 ? left : 0;
 		if (o->kill_leftovers && left > 0) {
-			spawnx_sweep(s.pre, s.npre, 0, true, SPAWNX_KILL_WAIT_MS, &killed);
+			proc_sweep(s.pre, s.npre, 0, true, PROC_KILL_WAIT_MS, &killed);
 			r->killed += killed;
-			spawnx_sweep(s.pre, s.npre, 0, false, 0, NULL);
+			proc_sweep(s.pre, s.npre, 0, false, 0, NULL);
 		}
 	}
 unmask:
@@ -953,13 +953,13 @@ out:
 	r->err_len = s.berr.len;
 	r->out_truncated = s.bout.truncated;
 	r->err_truncated = s.berr.truncated;
-	spawnx_close(&s.in[0]);
-	spawnx_close(&s.in[1]);
-	spawnx_close(&s.out[0]);
-	spawnx_close(&s.out[1]);
-	spawnx_close(&s.err[0]);
-	spawnx_close(&s.err[1]);
-	spawnx_close(&s.pidfd);
+	proc_close(&s.in[0]);
+	proc_close(&s.in[1]);
+	proc_close(&s.out[0]);
+	proc_close(&s.out[1]);
+	proc_close(&s.err[0]);
+	proc_close(&s.err[1]);
+	proc_close(&s.pidfd);
 	if (s.lfd >= 0)
 		close(s.lfd);
 	if (s.shm)

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "platform.h"
-#include "request.h"
+#include "sandproof/platform.h"
+#include "sandproof/request.h"
 
 enum mop_kind {
 	MOP_WRITE, /* bind the host directory read-write at the same path */

@@ -1,7 +1,7 @@
-/* spawnx.h - the harness's process launcher: capture, timeout, tree kill,
+/* proc.h - the harness's process launcher: capture, timeout, tree kill,
  * and the race and fault filters (hold, hold_count, fault).
  *
- * spawnx_run() starts one program and waits for it:
+ * proc_run() starts one program and waits for it:
  *   - a new session (setsid: no controlling terminal, so terminal injection
  *     from the program cannot reach a real terminal), stdin a pipe fed with
  *     the given bytes then closed, stdout and stderr captured into buffers
@@ -42,44 +42,44 @@
  * SIGKILL: the session's process group, and every descendant of the caller
  * that descends from the program or from an orphan re-parented to the
  * caller during the run.  Orphans re-parent to the caller only if it is a
- * child subreaper: call spawnx_init() once, first.  When the program exits
+ * child subreaper: call proc_init() once, first.  When the program exits
  * by itself, processes it left behind are NOT killed (so a census can see
- * them) unless kill_leftovers is set; spawnx_kill_descendants() ends them.
+ * them) unless kill_leftovers is set; proc_kill_descendants() ends them.
  * Kills go through pidfds opened and verified against the process's start
  * time, never by name, never to a process that is not a descendant.
  *
  * Single-threaded callers only: fork, PR_SET_PDEATHSIG and the subreaper
  * attribute are per thread or per process.  Ownership of all results passes
- * to the caller (spawnx_result_free). */
-#ifndef SANDPROOF_SPAWNX_H
-#define SANDPROOF_SPAWNX_H
+ * to the caller (proc_result_free). */
+#ifndef SANDPROOF_PROC_H
+#define SANDPROOF_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SPAWNX_OUT_LIMIT (4u << 20)  /* default bound of stdout/stderr */
-#define SPAWNX_TIMEOUT_MS 30000      /* default timeout */
-#define SPAWNX_DRAIN_MS 200          /* default wait for EOF after exit */
-#define SPAWNX_MAX_HOLD 64           /* syscalls in one hold list */
+#define PROC_OUT_LIMIT (4u << 20)  /* default bound of stdout/stderr */
+#define PROC_TIMEOUT_MS 30000      /* default timeout */
+#define PROC_DRAIN_MS 200          /* default wait for EOF after exit */
+#define PROC_MAX_HOLD 64           /* syscalls in one hold list */
 
 /* The hold action.  Runs in the caller while call number k (1-based) of a
  * held syscall, made by pid (in the caller's pid namespace; 0 if not
  * visible there), is blocked.  Its return value is reported as action_rc;
  * the call continues whatever it returns. */
-typedef int (*spawnx_action_fn)(void *ctx, int k, const char *syscall, pid_t pid);
+typedef int (*proc_action_fn)(void *ctx, int k, const char *syscall, pid_t pid);
 
-struct spawnx_opts {
+struct proc_opts {
 	char *const *argv;        /* argv[0] a path, or a name searched in envp's
 				     PATH (default /usr/local/bin:/usr/bin:/bin) */
 	char *const *envp;        /* NULL: the caller's environ */
 	const char *cwd;          /* NULL: the caller's */
 	const void *stdin_data;   /* may be NULL when stdin_len is 0 */
 	size_t stdin_len;
-	size_t out_limit;         /* 0: SPAWNX_OUT_LIMIT */
-	int timeout_ms;           /* <= 0: SPAWNX_TIMEOUT_MS */
-	int drain_ms;             /* <= 0: SPAWNX_DRAIN_MS */
+	size_t out_limit;         /* 0: PROC_OUT_LIMIT */
+	int timeout_ms;           /* <= 0: PROC_TIMEOUT_MS */
+	int drain_ms;             /* <= 0: PROC_DRAIN_MS */
 	bool kill_leftovers;      /* kill the tree when the program exits too */
 
 	int userns_fd;            /* -1: none; joined first */
@@ -95,16 +95,16 @@ struct spawnx_opts {
 
 	const char *const *hold_syscalls; /* NULL-terminated; NULL: no hold */
 	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
-	spawnx_action_fn hold_action; /* may be NULL (then nothing runs) */
+	proc_action_fn hold_action; /* may be NULL (then nothing runs) */
 	void *hold_ctx;
 	const char *hold_comm;    /* NULL: every process counts; else only
 				   * processes of this comm (<= 15 bytes) */
 };
 
 /* Initialise opts: every fd -1, everything else zero/default. */
-void spawnx_opts_init(struct spawnx_opts *o);
+void proc_opts_init(struct proc_opts *o);
 
-struct spawnx_result {
+struct proc_result {
 	/* how the program ended */
 	bool exited;          /* exit_code valid */
 	int exit_code;
@@ -142,20 +142,20 @@ struct spawnx_result {
 /* 0 on success (the program ran or failed to start: see setup_err), or
  * -errno when the launch itself failed (-EINVAL: bad options, unknown
  * syscall name, fault syscall also held; -ENOSYS: no user notification
- * here).  *r must be spawnx_result_free()d in both cases. */
-int spawnx_run(const struct spawnx_opts *o, struct spawnx_result *r);
+ * here).  *r must be proc_result_free()d in both cases. */
+int proc_run(const struct proc_opts *o, struct proc_result *r);
 
-void spawnx_result_free(struct spawnx_result *r);
+void proc_result_free(struct proc_result *r);
 
 /* Make the calling process a child subreaper, so orphans of anything it
  * starts re-parent to it instead of escaping to init.  0 or -errno. */
-int spawnx_init(void);
+int proc_init(void);
 
 /* Kill every descendant of the calling process (SIGKILL through verified
  * pidfds), reap those that are its children, repeat until none is left or
  * wait_ms passes.  Returns the number killed (>= 0), or -errno.  This ends
  * swappers, labs and everything else the caller started: call it at the end
  * of a scenario. */
-int spawnx_kill_descendants(int wait_ms);
+int proc_kill_descendants(int wait_ms);
 
 #endif

@@ -1,7 +1,7 @@
 /* lab.c - see lab.h.  Three parts: a minimal rtnetlink client (the keeper
  * builds the lab with it), the keeper and its handshake with lab_create,
  * and the listeners. */
-#include "lab.h"
+#include "sandproof/lab.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

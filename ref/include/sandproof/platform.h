@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "request.h"
+#include "sandproof/request.h"
 
 /* Which enforcement step failed, and why.  step is a short stable token
  * ("unshare", "mount:/home/u/proj", "seccomp", ...); err a positive errno. */
@@ -138,6 +138,12 @@ void platform_enforcement(const struct plan *plan, struct enforcement *e);
 /* After the command's process was reaped (platform_status() has seen its
  * status), before platform_release(): what the limits did (LIM-7). */
 void platform_limits_observe(struct launch *l, struct limit_report *r);
+
+/* This OS's symbolic names, the form the contract uses (OUT-6): "EACCES",
+ * "SIGKILL"; a value without a name as "ERRNO_<n>" / "SIG<n>".  Never NULL;
+ * valid until the next call in the same thread. */
+const char *platform_errno_name(int err);
+const char *platform_signal_name(int sig);
 
 /* `sandproof-ref doctor`: print what this host supports; 0 when the whole
  * contract can be enforced here, 1 when it cannot. */

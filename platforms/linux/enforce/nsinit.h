@@ -16,8 +16,8 @@
 
 #include "limits_plan.h"
 #include "mounts.h"
-#include "platform.h"
-#include "request.h"
+#include "sandproof/platform.h"
+#include "sandproof/request.h"
 
 struct nsinit {
 	const struct request *req;

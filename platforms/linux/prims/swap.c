@@ -1,5 +1,5 @@
 /* swap.c - see swap.h. */
-#include "swap.h"
+#include "sandproof/swap.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  * symlink while walking a directory.  It is a heuristic witness, not a
  * security boundary: a process may die or a file appear between reads.
  *
- * census_procs()/census_top() are the process table that spawnx.c uses to
+ * census_procs()/census_top() are the process table that proc.c uses to
  * find and kill descendants. */
 #ifndef SANDPROOF_CENSUS_H
 #define SANDPROOF_CENSUS_H

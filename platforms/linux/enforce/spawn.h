@@ -8,7 +8,7 @@
 #ifndef SANDPROOF_SPAWN_H
 #define SANDPROOF_SPAWN_H
 
-#include "platform.h"
+#include "sandproof/platform.h"
 
 enum spawn_msg_kind { SPAWN_MSG_SETUP = 1, SPAWN_MSG_EXEC = 2 };
 

@@ -4,6 +4,7 @@
  * scopes and the ruleset attribute of newer ABIs are defined here, and the
  * three syscalls are called through syscall(2). */
 #include "landlock.h"
+#include "kfacts.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -86,20 +87,14 @@ static int ll_sys_restrict_self(int ruleset_fd)
 
 int ll_abi(void)
 {
-	int v = ll_sys_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int v = kfacts_landlock_abi();
 
 	return v > 0 ? v : 0;
 }
 
 int ll_probe(void)
 {
-	int v = ll_sys_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-
-	if (v > 0)
-		return v;
-	if (errno == ENOSYS || errno == EOPNOTSUPP)
-		return 0;
-	return -errno;
+	return kfacts_landlock_abi();
 }
 
 static uint64_t ll_handled_fs(int abi)

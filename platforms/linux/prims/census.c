@@ -1,5 +1,5 @@
 /* census.c - see census.h. */
-#include "census.h"
+#include "sandproof/census.h"
 
 #include <dirent.h>
 #include <errno.h>

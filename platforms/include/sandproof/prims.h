@@ -1,0 +1,38 @@
+/* prims.h - the primitives seam: what the harness asks of an OS beyond its
+ * process, race, lab and census primitives (proc.h, swap.h, lab.h,
+ * census.h, tmpdir.h): the OS's name, its errno and signal names, the facts
+ * a run's fingerprint records, and why a primitive is missing.
+ *
+ * A primitive an OS lacks is never a crash or a silent pass: its functions
+ * return -EOPNOTSUPP and prims_lacks() names the reason, which the harness
+ * turns into the verdict "unsupported on <os>: <reason>". */
+#ifndef SANDPROOF_PRIMS_H
+#define SANDPROOF_PRIMS_H
+
+/* "linux", "posix", ...: the OS tag results are recorded under. */
+const char *prims_os_name(void);
+
+/* This OS's names (the platform's one table): "EACCES", "ERRNO_<n>" for a
+ * value without a name; "SIGKILL", "SIG<n>".  Never NULL; valid until the
+ * next call in the same thread. */
+const char *prims_errno_name(int err);
+const char *prims_signal_name(int sig);
+/* The value of an errno name, or -1. */
+int prims_errno_value(const char *name);
+
+/* The primitives a scenario may ask for, by name: "hold", "fault", "swap",
+ * "swapper", "lab", "census", "private_mounts".  NULL when this OS has it,
+ * else the reason it has not ("no seccomp user notification in this
+ * kernel").  Unknown names come back with a reason too. */
+const char *prims_lacks(const char *primitive);
+
+/* The run's fingerprint facts of this host, beyond what every POSIX system
+ * tells (uname, user): each as a key and its value, given as text and to be
+ * recorded as the kind says.  Linux: the sysctls that gate user namespaces,
+ * the Landlock ABI, seccomp user notification. */
+enum prims_fact_kind { PRIMS_FACT_TEXT, PRIMS_FACT_NUMBER, PRIMS_FACT_BOOL };
+typedef void (*prims_fact_fn)(void *ctx, const char *key, const char *value,
+			      enum prims_fact_kind kind);
+void prims_host_facts(prims_fact_fn emit, void *ctx);
+
+#endif
