@@ -5,6 +5,8 @@
  * here. */
 #include "jscan.h"
 
+#include "utf8.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,39 +27,6 @@ struct scan {
 	char *err;
 	size_t errlen;
 };
-
-size_t jscan_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 void jscan_strings_free(struct jscan_strings *strs)
 {
@@ -243,7 +212,7 @@ static int scan_string(struct scan *s, char *key, size_t keylen)
 			return fail(s, "NUL byte not allowed");
 		if (c < 0x20)
 			return fail(s, "control byte 0x%02x in a string (it must be escaped)", c);
-		u = jscan_utf8_len(s->p, (size_t)(s->end - s->p));
+		u = utf8_len(s->p, (size_t)(s->end - s->p), NULL);
 		if (u == 0)
 			return fail(s, "invalid UTF-8");
 		verbatim &= c >= 0x20 && c < 0x7f;

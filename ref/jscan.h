@@ -36,9 +36,4 @@ int jscan_check(const char *text, size_t len, struct jscan_strings *strs,
 
 void jscan_strings_free(struct jscan_strings *strs);
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s[0..n) does not
- * start with one.  Overlong forms, surrogates and values past U+10FFFF are
- * invalid.  The project's one UTF-8 rule. */
-size_t jscan_utf8_len(const unsigned char *s, size_t n);
-
 #endif

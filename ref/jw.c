@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jscan.h"
+#include "utf8.h"
 
 void jw_init(struct jw *w, FILE *f)
 {
@@ -38,7 +38,7 @@ void jw_escape(FILE *f, const char *s, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
 			p++;
-		} else if ((len = jscan_utf8_len(p, (size_t)(end - p))) == 0) {
+		} else if ((len = utf8_len(p, (size_t)(end - p), NULL)) == 0) {
 			fputs("\xef\xbf\xbd", f); /* U+FFFD for one bad byte */
 			p++;
 		} else {
@@ -62,7 +62,7 @@ size_t jw_text_len(const char *s, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			out += 6;
 			p++;
-		} else if ((len = jscan_utf8_len(p, (size_t)(end - p))) == 0) {
+		} else if ((len = utf8_len(p, (size_t)(end - p), NULL)) == 0) {
 			return SIZE_MAX;
 		} else {
 			out += len;
@@ -83,15 +83,8 @@ size_t jw_utf8_complete(const char *s, size_t n)
 	if (lead == 0)
 		return n;
 	lead--;
-	if (p[lead] >= 0xc2 && p[lead] <= 0xdf)
-		need = 2;
-	else if (p[lead] >= 0xe0 && p[lead] <= 0xef)
-		need = 3;
-	else if (p[lead] >= 0xf0 && p[lead] <= 0xf4)
-		need = 4;
-	else
-		return n;
-	return n - lead < need ? lead : n;
+	need = utf8_seq_len(p[lead]);
+	return need > 1 && n - lead < need ? lead : n;
 }
 
 void jw_base64(FILE *f, const char *s, size_t n)

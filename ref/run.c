@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime_glue.h"
+#include "rtroot.h"
 
 /* After the tree was killed, a pipe can only stay open if its write end was
  * passed to a process outside the tree; give up on it after this long. */
@@ -322,12 +322,12 @@ int run_execute(const struct request *req, const struct run_io *io,
 		setup_failed(o, "subreaper", -rc, "cannot become a child subreaper");
 		goto out;
 	}
-	rc = runtime_glue_acquire(req, &o->runtime, &o->setup);
+	rc = rtroot_acquire(req, &o->runtime, &o->setup);
 	if (rc < 0) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
 		goto out;
 	}
-	rc = platform_prepare(runtime_glue_request(req), &plan, &o->setup);
+	rc = platform_prepare(rtroot_request(req), &plan, &o->setup);
 	if (rc < 0) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
 		goto out;
@@ -382,7 +382,7 @@ int run_execute(const struct request *req, const struct run_io *io,
 	signals_restore(sfd, old);
 	classify(o, &s, &st);
 out:
-	runtime_glue_release();
+	rtroot_release();
 	platform_plan_free(plan);
 	o->duration_ms = (uint64_t)(now_ms() - t0);
 	return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "utf8.h"
 
 int report_out_open(struct report_out *o, const char *path, char *err, size_t errlen)
 {
@@ -114,29 +115,10 @@ int report_out_close(struct report_out *o, int commit, char *err, size_t errlen)
  * U+FFFD and length 1. */
 static size_t utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
 {
-	uint32_t c = p[0], min;
-	size_t len;
+	size_t len = utf8_len(p, n, cp);
 
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if ((c & 0xE0) == 0xC0) { len = 2; c &= 0x1F; min = 0x80; }
-	else if ((c & 0xF0) == 0xE0) { len = 3; c &= 0x0F; min = 0x800; }
-	else if ((c & 0xF8) == 0xF0) { len = 4; c &= 0x07; min = 0x10000; }
-	else goto bad;
-	if (len > n)
-		goto bad;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			goto bad;
-		c = (c << 6) | (p[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		goto bad;
-	*cp = c;
-	return len;
-bad:
+	if (len)
+		return len;
 	*cp = 0xFFFD;
 	return 1;
 }

@@ -7,6 +7,7 @@
 #include "probe.h"
 
 #include "names.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -52,38 +53,6 @@ static void probe_field_fmt(struct probe_res *res, const char *fmt, ...)
 	res->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t probe_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 /* A string field; bytes that are not valid UTF-8 become U+FFFD and the
  * field "<key>_lossy":true follows, so a reader knows the text is not exact. */
@@ -101,7 +70,7 @@ void probe_field_str(struct probe_res *res, const char *key, const char *s,
 	w += (size_t)klen;
 	for (size_t k = 0; k < n;) {
 		const unsigned char *p = (const unsigned char *)s + k;
-		size_t u = probe_utf8_len(p, n - k);
+		size_t u = utf8_len(p, n - k, NULL);
 		char esc[8];
 		const char *put = esc;
 		size_t plen;

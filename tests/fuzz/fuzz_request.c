@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "jscan.h"
+#include "utf8.h"
 #include "sandproof/request.h"
 
 static void require(int cond, const char *what, const char *detail)
@@ -43,7 +43,7 @@ static void check_utf8(const char *s)
 	size_t n = strlen(s);
 
 	for (size_t i = 0; i < n;) {
-		size_t u = jscan_utf8_len(p + i, n - i);
+		size_t u = utf8_len(p + i, n - i, NULL);
 
 		require(u > 0, "accepted string holds invalid UTF-8", s);
 		i += u;

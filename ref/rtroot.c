@@ -1,4 +1,4 @@
-/* runtime_glue.c - see runtime_glue.h.
+/* rtroot.c - see rtroot.h.
  *
  * The workspace a runtime root belongs to is the first write root (the
  * request's cwd when it has none).  The effective request is the caller's
@@ -9,7 +9,7 @@
  * caller's, and temp_dir naming the folder the platform serves as /tmp.
  * The lease is held from before the root is touched until release(),
  * which the run calls only after the sandbox is gone. */
-#include "runtime_glue.h"
+#include "rtroot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -93,7 +93,7 @@ static void report(struct outcome_runtime *rt, const struct runtime_report *rep)
 			 rep->skipped[i].name, rep->skipped[i].reason);
 }
 
-int runtime_glue_acquire(const struct request *req, struct outcome_runtime *rt,
+int rtroot_acquire(const struct request *req, struct outcome_runtime *rt,
 			 struct setup_error *err)
 {
 	struct runtime_config c = {
@@ -121,18 +121,18 @@ int runtime_glue_acquire(const struct request *req, struct outcome_runtime *rt,
 	report(rt, &rep);
 	rc = build_effective(req);
 	if (rc < 0) {
-		runtime_glue_release();
+		rtroot_release();
 		return fail(err, -rc, "cannot build the effective request");
 	}
 	return 0;
 }
 
-const struct request *runtime_glue_request(const struct request *req)
+const struct request *rtroot_request(const struct request *req)
 {
 	return g.active ? &g.eff : req;
 }
 
-void runtime_glue_release(void)
+void rtroot_release(void)
 {
 	if (!g.active)
 		return;
