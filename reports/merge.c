@@ -1,7 +1,7 @@
 /* merge.c - `sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]`
  * (report.h): joins per-OS databases into one cross-platform database.
  *
- * Inputs are opened read-only (db_open_readonly refuses missing, foreign
+ * Inputs are opened read-only (store_open_readonly refuses missing, foreign
  * and newer-schema files before anything is written).  Every run is copied
  * with its OS and times, under a new id, with its results and evidence;
  * a run already copied (same os, started_at, harness version, seed and
@@ -25,7 +25,7 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "report.h"
 
 struct merge_scen {
@@ -38,8 +38,8 @@ struct merge {
 	size_t n_sc;
 	char **runs;                 /* identity keys of copied runs */
 	size_t n_runs;
-	struct db *out;
-	struct db *in;
+	struct store *out;
+	struct store *in;
 	const char *in_path;
 	int64_t new_run;
 	size_t copied_runs, copied_results, skipped_runs;
@@ -76,7 +76,7 @@ static void scen_set(struct merge_scen *x, const char *area, const char *clauses
 
 /* Reads the scenario table of one input.  db.h has no scenario reader: this
  * opens the same file read-only with sqlite directly, after
- * db_open_readonly() identified it as a sandproof database of our schema. */
+ * store_open_readonly() identified it as a sandproof database of our schema. */
 static int scen_read(struct merge *m, const char *path)
 {
 	sqlite3 *h = NULL;
@@ -138,27 +138,27 @@ static int scen_read(struct merge *m, const char *path)
 static int scen_put(struct merge *m, const struct merge_scen *x)
 {
 	char *ex = cJSON_PrintUnformatted(x->expect);
-	struct db_scenario sc = {
+	struct store_scenario sc = {
 		.id = x->id, .area = x->area, .clauses = x->clauses, .claim = x->claim,
 		.file = x->file, .expect_json = ex ? ex : "{}",
 	};
-	int r = db_scenario_put(m->out, &sc);
+	int r = store_put_scenario(m->out, &sc);
 
 	free(ex);
 	if (r)
-		snprintf(m->err, sizeof m->err, "scenario %s: %s", x->id, db_last_error(m->out));
+		snprintf(m->err, sizeof m->err, "scenario %s: %s", x->id, store_get_error(m->out));
 	return r;
 }
 
 /* ---- runs, results, evidence ------------------------------------------- */
 
 struct evs {
-	struct db_evidence *v;
+	struct store_evidence *v;
 	size_t n;
 	int oom;
 };
 
-static int on_evidence(int64_t id, const struct db_evidence *ev, void *ctx)
+static int on_evidence(int64_t id, const struct store_evidence *ev, void *ctx)
 {
 	struct evs *e = ctx;
 	void *p = realloc(e->v, (e->n + 1) * sizeof *e->v);
@@ -208,10 +208,10 @@ static int scen_standin(struct merge *m, const char *id)
 	return r;
 }
 
-static int on_result(const struct db_row *row, void *ctx)
+static int on_result(const struct store_result_row *row, void *ctx)
 {
 	struct merge *m = ctx;
-	struct db_result res = row->result;
+	struct store_result res = row->result;
 	struct evs e = {0};
 	int64_t id;
 	int r = 0;
@@ -219,18 +219,18 @@ static int on_result(const struct db_row *row, void *ctx)
 	if (!scen_find(m, res.scenario_id))
 		r = scen_standin(m, res.scenario_id);
 	if (r == 0)
-		r = db_foreach_evidence(m->in, row->id, on_evidence, &e);
+		r = store_read_evidence(m->in, row->id, on_evidence, &e);
 	if (r == 0) {
 		res.run_id = m->new_run;
-		id = db_result_add(m->out, &res, e.v, e.n);
+		id = store_add_result(m->out, &res, e.v, e.n);
 		if (id < 0) {
 			r = (int)id;
 			snprintf(m->err, sizeof m->err, "%s: result %lld: %s", m->in_path,
-				 (long long)row->id, db_last_error(m->out));
+				 (long long)row->id, store_get_error(m->out));
 		}
 	} else if (!m->err[0]) {
 		snprintf(m->err, sizeof m->err, "%s: result %lld: %s", m->in_path,
-			 (long long)row->id, db_last_error(m->in)[0] ? db_last_error(m->in)
+			 (long long)row->id, store_get_error(m->in)[0] ? store_get_error(m->in)
 								      : strerror(-r));
 	}
 	for (size_t k = 0; k < e.n; k++) {
@@ -242,10 +242,10 @@ static int on_result(const struct db_row *row, void *ctx)
 	return r;
 }
 
-static int on_run(const struct db_run_row *row, void *ctx)
+static int on_run(const struct store_run_row *row, void *ctx)
 {
 	struct merge *m = ctx;
-	const struct db_run *x = &row->run;
+	const struct store_run *x = &row->run;
 	char *key = NULL;
 	void *p;
 	int r;
@@ -269,15 +269,15 @@ static int on_run(const struct db_run_row *row, void *ctx)
 	}
 	m->runs = p;
 	m->runs[m->n_runs++] = key;
-	m->new_run = db_run_begin(m->out, x);
+	m->new_run = store_begin_run(m->out, x);
 	if (m->new_run < 0) {
 		snprintf(m->err, sizeof m->err, "%s: run %lld: %s", m->in_path, (long long)row->id,
-			 db_last_error(m->out));
+			 store_get_error(m->out));
 		return (int)m->new_run;
 	}
-	r = db_foreach_result(m->in, row->id, on_result, m);
-	if (r == 0 && row->finished_at && db_run_finish(m->out, m->new_run, row->finished_at)) {
-		snprintf(m->err, sizeof m->err, "run finish: %s", db_last_error(m->out));
+	r = store_read_results(m->in, row->id, on_result, m);
+	if (r == 0 && row->finished_at && store_finish_run(m->out, m->new_run, row->finished_at)) {
+		snprintf(m->err, sizeof m->err, "run finish: %s", store_get_error(m->out));
 		r = -EIO;
 	}
 	m->copied_runs += r == 0;
@@ -318,10 +318,10 @@ static int merge_into(struct merge *m, const char *tmp, char **in, int n_in)
 
 	/* identify every input before writing anything */
 	for (int k = 0; k < n_in && r == 0; k++) {
-		struct db *db = NULL;
+		struct store *db = NULL;
 
-		r = db_open_readonly(in[k], &db, err, sizeof err);
-		db_close(db);
+		r = store_open_readonly(in[k], &db, err, sizeof err);
+		store_close(db);
 		if (r) {
 			fprintf(stderr, "sandproof: %s\n", err);
 			return REPORT_EXIT_USAGE;
@@ -331,7 +331,7 @@ static int merge_into(struct merge *m, const char *tmp, char **in, int n_in)
 			return m->oom ? REPORT_EXIT_INTERNAL : REPORT_EXIT_USAGE;
 		}
 	}
-	r = db_open(tmp, &m->out, err, sizeof err);
+	r = store_open(tmp, &m->out, err, sizeof err);
 	if (r) {
 		fprintf(stderr, "sandproof: merge: %s\n", err);
 		return REPORT_EXIT_INTERNAL;
@@ -339,20 +339,20 @@ static int merge_into(struct merge *m, const char *tmp, char **in, int n_in)
 	for (size_t i = 0; i < m->n_sc && r == 0; i++)
 		r = scen_put(m, &m->sc[i]);
 	for (int k = 0; k < n_in && r == 0; k++) {
-		r = db_open_readonly(in[k], &m->in, err, sizeof err);
+		r = store_open_readonly(in[k], &m->in, err, sizeof err);
 		if (r) {
 			snprintf(m->err, sizeof m->err, "%s", err);
 			break;
 		}
 		m->in_path = in[k];
-		r = db_foreach_run(m->in, on_run, m);
+		r = store_read_runs(m->in, on_run, m);
 		if (r && !m->err[0])
-			snprintf(m->err, sizeof m->err, "%s: %s", in[k], db_last_error(m->in)[0]
-				 ? db_last_error(m->in) : strerror(-r));
-		db_close(m->in);
+			snprintf(m->err, sizeof m->err, "%s: %s", in[k], store_get_error(m->in)[0]
+				 ? store_get_error(m->in) : strerror(-r));
+		store_close(m->in);
 		m->in = NULL;
 	}
-	if (db_close(m->out) != 0 && r == 0) {
+	if (store_close(m->out) != 0 && r == 0) {
 		snprintf(m->err, sizeof m->err, "%s: close failed", tmp);
 		r = -EIO;
 	}
@@ -429,7 +429,7 @@ int merge_main(int argc, char **argv)
 		umask(um);
 		fchmod(fd, 0666 & ~um);  /* mkstemp made it 0600 */
 	}
-	close(fd);                   /* empty: db_open gives it the schema */
+	close(fd);                   /* empty: store_open gives it the schema */
 	rc = merge_into(&m, tmp, argv + optind, argc - optind);
 	if (rc == 0) {
 		snprintf(side, sizeof side, "%s-wal", out);

@@ -26,7 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "t.h"
-#include "db.h"
+#include "sandproof/store.h"
 #include "report.h"
 
 #ifndef TEST_DIR
@@ -153,42 +153,42 @@ static const char *const EVIL_EV =
 	"<script>alert('x')</script> & \"quoted\" ]]> \x01\x1b[31m bad utf8 \xff\xfe end\n"
 	"```\n<script>fenced()</script>\n";
 
-static void scen(struct db *db, const char *id, const char *area, const char *claim)
+static void scen(struct store *db, const char *id, const char *area, const char *claim)
 {
-	struct db_scenario s = {
+	struct store_scenario s = {
 		.id = id, .area = area, .clauses = "FS-1", .claim = claim,
 		.file = "scenarios/x.lua", .expect_json = "{\"linux\":[\"pass\"]}",
 	};
 
-	if (db_scenario_put(db, &s))
-		fprintf(stderr, "scenario %s: %s\n", id, db_last_error(db));
+	if (store_put_scenario(db, &s))
+		fprintf(stderr, "scenario %s: %s\n", id, store_get_error(db));
 }
 
-static int64_t run(struct db *db, const char *os, const char *started, const char *runners)
+static int64_t run(struct store *db, const char *os, const char *started, const char *runners)
 {
-	struct db_run r = {
+	struct store_run r = {
 		.started_at = started, .os = os, .kernel = "6.18.0", .arch = "x86_64",
 		.user = "tester", .uid = 1000, .harness_version = "0.1.0",
 		.git_revision = "abc123", .runners = runners, .seed = 7,
 		.env_json = "{\"landlock_abi\":7,\"seccomp_notify\":true,\"userns\":{\"kernel.x\":\"1\"}}",
 	};
-	int64_t id = db_run_begin(db, &r);
+	int64_t id = store_begin_run(db, &r);
 
 	if (id < 0)
-		fprintf(stderr, "run: %s\n", db_last_error(db));
+		fprintf(stderr, "run: %s\n", store_get_error(db));
 	return id;
 }
 
-static void res(struct db *db, int64_t run_id, const char *runner, const char *sid,
+static void res(struct store *db, int64_t run_id, const char *runner, const char *sid,
 		const char *verdict, const char *reason, const char *evidence)
 {
-	struct db_result r = {
+	struct store_result r = {
 		.run_id = run_id, .runner = runner, .scenario_id = sid, .verdict = verdict,
 		.expected = "pass", .observed = "denied <b>bold</b>", .reason = reason,
 		.attempts = 1, .windows_hit = -1, .min_windows = -1, .seed = 7,
 		.duration_ms = 12,
 	};
-	struct db_evidence ev[2] = {
+	struct store_evidence ev[2] = {
 		{ "probe", evidence ? evidence : "{\"op\":\"write\",\"ok\":true}" },
 		{ "stderr", "tail & more" },
 	};
@@ -200,8 +200,8 @@ static void res(struct db *db, int64_t run_id, const char *runner, const char *s
 		r.windows_hit = 3;
 		r.min_windows = 10;
 	}
-	if (db_result_add(db, &r, ev, 2) < 0)
-		fprintf(stderr, "result %s/%s: %s\n", sid, runner, db_last_error(db));
+	if (store_add_result(db, &r, ev, 2) < 0)
+		fprintf(stderr, "result %s/%s: %s\n", sid, runner, store_get_error(db));
 }
 
 /* Database A (linux): an older run, then a run of ref and none over five
@@ -209,11 +209,11 @@ static void res(struct db *db, int64_t run_id, const char *runner, const char *s
  * error) and not at all for none. */
 static int make_a(const char *path, const char *net_ref, const char *net_none)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
 	int64_t r1, r2;
 
-	if (db_open(path, &db, err, sizeof err)) {
+	if (store_open(path, &db, err, sizeof err)) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -224,7 +224,7 @@ static int make_a(const char *path, const char *net_ref, const char *net_none)
 	scen(db, "proc.tree", "proc", "the tree dies");
 	r1 = run(db, "linux", "2025-01-01T00:00:00.000Z", "ref");
 	res(db, r1, "ref", "fs.write.outside", "fail", NULL, NULL);
-	db_run_finish(db, r1, "2025-01-01T00:01:00.000Z");
+	store_finish_run(db, r1, "2025-01-01T00:01:00.000Z");
 	r2 = run(db, "linux", "2025-06-01T12:00:00.000Z", "ref,none");
 	res(db, r2, "ref", "fs.write.outside", "pass", NULL, NULL);
 	res(db, r2, "none", "fs.write.outside", "fail", NULL, EVIL_EV);
@@ -236,52 +236,52 @@ static int make_a(const char *path, const char *net_ref, const char *net_none)
 	res(db, r2, "none", "net.deny", net_none, NULL, NULL);
 	res(db, r2, "ref", "proc.tree", "pass", NULL, NULL);
 	res(db, r2, "ref", "proc.tree", "error", "repeat 2 broke", NULL);
-	db_run_finish(db, r2, "2025-06-01T12:05:00.000Z");
-	return db_close(db);
+	store_finish_run(db, r2, "2025-06-01T12:05:00.000Z");
+	return store_close(db);
 }
 
 /* A later run appended to a copy of A: ref net.deny gets worse, none's
  * gets better. */
 static int add_later_run(const char *path, const char *net_ref, const char *net_none)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
 	int64_t r3;
 
-	if (db_open(path, &db, err, sizeof err))
+	if (store_open(path, &db, err, sizeof err))
 		return -1;
 	r3 = run(db, "linux", "2025-07-01T00:00:00.000Z", "ref,none");
 	res(db, r3, "ref", "fs.write.outside", "pass", NULL, NULL);
 	res(db, r3, "ref", "net.deny", net_ref, NULL, NULL);
 	res(db, r3, "none", "net.deny", net_none, NULL, NULL);
-	db_run_finish(db, r3, NULL);
-	return db_close(db);
+	store_finish_run(db, r3, NULL);
+	return store_close(db);
 }
 
 /* A one-run database of os with two scenarios for ref, both pass. */
 static int make_os(const char *path, const char *os, const char *started)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
-	struct db_scenario s = {
+	struct store_scenario s = {
 		.id = "net.deny", .area = "net", .clauses = "NET-1", .claim = "no network",
 		.expect_json = NULL,
 	};
 	int64_t r;
 	char ex[128];
 
-	if (db_open(path, &db, err, sizeof err))
+	if (store_open(path, &db, err, sizeof err))
 		return -1;
 	snprintf(ex, sizeof ex, "{\"%s\":[\"denied\"]}", os);
 	s.expect_json = ex;
-	db_scenario_put(db, &s);
+	store_put_scenario(db, &s);
 	scen(db, !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "fs", "os specific");
 	r = run(db, os, started, "ref");
 	res(db, r, "ref", "net.deny", "pass", NULL, NULL);
 	res(db, r, "ref", !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "pass",
 	    NULL, NULL);
-	db_run_finish(db, r, NULL);
-	return db_close(db);
+	store_finish_run(db, r, NULL);
+	return store_close(db);
 }
 
 /* A byte copy (a closed database has no -wal to carry along). */

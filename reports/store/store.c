@@ -1,8 +1,10 @@
-/* db.c - the results database: a thin sqlite3 wrapper (see db.h).
+/* store.c - the results store (sandproof/store.h): opening, identifying,
+ * checking and creating a database, errors, parameters and transactions.
+ * store_write.c and store_read.c hold the calls on an open store.
  *
  * Fossil's way with sqlite: every statement is prepared once with named
- * parameters (:name), bound through db_bind_*(), run by db_step(); every
- * write call is one transaction and db_tx_end() is the only function that
+ * parameters (:name), bound through store_bind_*(), run by store_step(); every
+ * write call is one transaction and store_tx_end() is the only function that
  * commits.  Reads prepare their own statements so they nest. */
 #include <errno.h>
 #include <limits.h>
@@ -13,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store_int.h"
 
-/* reports/schema.sql, byte for byte: test_db compares the two, so edit both
- * together (and raise DB_SCHEMA_VERSION with user_version). */
-const char db_schema_sql[] =
+/* reports/schema.sql, byte for byte: test_store compares the two, so edit both
+ * together (and raise STORE_SCHEMA_VERSION with user_version). */
+const char store_schema_sql[] =
 	"-- reports/schema.sql - the sandproof results database, one file per OS\n"
 	"-- (<out>/<os>.sqlite, e.g. sandproof-out/linux.sqlite).\n"
 	"--\n"
@@ -120,35 +122,20 @@ const char db_schema_sql[] =
 	");\n"
 	"CREATE INDEX evidence_by_result ON evidence(result_id);\n";
 
-#define DB_NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+#define STORE_NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
-/* Prepared once per handle; the transaction statements come first because
- * creating a new database's schema needs them before the tables exist. */
-enum {
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_TX_N,
-	ST_RUN_BEGIN = ST_TX_N,
-	ST_RUN_FINISH,
-	ST_SCENARIO_PUT,
-	ST_RESULT_ADD,
-	ST_EVIDENCE_ADD,
-	ST_N
-};
-
-static const char *const db_sql[ST_N] = {
+static const char *const store_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_RUN_BEGIN] =
 		"INSERT INTO run (started_at, os, kernel, arch, user, uid,"
 		" harness_version, git_revision, runners, seed, filter, env_json)"
-		" VALUES (coalesce(:started_at, " DB_NOW "), :os, :kernel, :arch,"
+		" VALUES (coalesce(:started_at, " STORE_NOW "), :os, :kernel, :arch,"
 		" :user, :uid, :harness_version, :git_revision, :runners, :seed,"
 		" :filter, :env_json)",
 	[ST_RUN_FINISH] =
-		"UPDATE run SET finished_at = coalesce(:finished_at, " DB_NOW ")"
+		"UPDATE run SET finished_at = coalesce(:finished_at, " STORE_NOW ")"
 		" WHERE id = :id",
 	[ST_SCENARIO_PUT] =
 		"INSERT INTO scenario (id, area, clauses, claim, file, expect_json)"
@@ -162,26 +149,17 @@ static const char *const db_sql[ST_N] = {
 		" duration_ms, finished_at)"
 		" VALUES (:run_id, :runner, :scenario_id, :verdict, :expected,"
 		" :observed, :reason, :attempts, :windows_hit, :min_windows, :seed,"
-		" :duration_ms, coalesce(:finished_at, " DB_NOW "))",
+		" :duration_ms, coalesce(:finished_at, " STORE_NOW "))",
 	[ST_EVIDENCE_ADD] =
 		"INSERT INTO evidence (result_id, kind, body)"
 		" VALUES (:result_id, :kind, :body)",
-};
-
-struct db {
-	sqlite3 *h;
-	int readonly;
-	int in_tx;               /* between db_tx_begin() and db_tx_end() */
-	unsigned wait_ms;        /* how long a write waits for another's lock */
-	sqlite3_stmt *st[ST_N];  /* NULL on a read-only handle */
-	char err[512];           /* the last failure, for db_last_error() */
 };
 
 /* ---- errors ------------------------------------------------------------- */
 
 /* The -errno for a sqlite result code.  Open and I/O failures carry the
  * errno of the system call that failed, when sqlite recorded one. */
-static int db_errno(sqlite3 *h, int rc)
+static int store_errno(sqlite3 *h, int rc)
 {
 	int sys;
 
@@ -223,8 +201,7 @@ static int db_errno(sqlite3 *h, int rc)
 }
 
 /* Records a message in db->err and returns r (a -errno). */
-__attribute__((format(printf, 3, 4)))
-static int db_fail(struct db *db, int r, const char *fmt, ...)
+int store_fail(struct store *db, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -236,19 +213,19 @@ static int db_fail(struct db *db, int r, const char *fmt, ...)
 
 /* The failure of a sqlite call: "<what>: <sqlite's message>".  A lock held
  * past our bound says how long we waited. */
-static int db_sqlfail(struct db *db, int rc, const char *what)
+int store_sqlfail(struct store *db, int rc, const char *what)
 {
-	int r = db_errno(db->h, rc);
+	int r = store_errno(db->h, rc);
 
 	if ((rc & 0xff) == SQLITE_BUSY)
-		return db_fail(db, -EBUSY,
-			       "%s: database is locked by another process (waited %g s)",
-			       what, db->wait_ms / 1000.0);
-	return db_fail(db, r ? r : -EIO, "%s: %s", what,
-		       db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+		return store_fail(db, -EBUSY,
+				  "%s: database is locked by another process (waited %g s)",
+				  what, db->wait_ms / 1000.0);
+	return store_fail(db, r ? r : -EIO, "%s: %s", what,
+			  db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
 }
 
-const char *db_last_error(const struct db *db)
+const char *store_get_error(const struct store *db)
 {
 	return db ? db->err : "no database";
 }
@@ -256,69 +233,69 @@ const char *db_last_error(const struct db *db)
 /* ---- statements and parameters ------------------------------------------ */
 
 /* Looks a named parameter up; a missing name is a bug in this file. */
-static int db_param(struct db *db, sqlite3_stmt *st, const char *name)
+static int store_param(struct store *db, sqlite3_stmt *st, const char *name)
 {
 	int i = sqlite3_bind_parameter_index(st, name);
 
 	if (i == 0)
-		return db_fail(db, -EINVAL, "internal: no parameter %s in: %s",
-			       name, sqlite3_sql(st));
+		return store_fail(db, -EINVAL, "internal: no parameter %s in: %s",
+				  name, sqlite3_sql(st));
 	return i;
 }
 
 /* Binds text (NULL: SQL NULL).  SQLITE_STATIC: the caller's string outlives
- * the statement's use, which db_step() ends by clearing the bindings. */
-static int db_bind_text(struct db *db, sqlite3_stmt *st, const char *name,
-			const char *v)
+ * the statement's use, which store_step() ends by clearing the bindings. */
+int store_bind_text(struct store *db, sqlite3_stmt *st, const char *name,
+		    const char *v)
 {
-	int i = db_param(db, st, name), rc;
+	int i = store_param(db, st, name), rc;
 
 	if (i < 0)
 		return i;
 	rc = v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC)
 	       : sqlite3_bind_null(st, i);
-	return rc == SQLITE_OK ? 0 : db_sqlfail(db, rc, name);
+	return rc == SQLITE_OK ? 0 : store_sqlfail(db, rc, name);
 }
 
-static int db_bind_int(struct db *db, sqlite3_stmt *st, const char *name,
-		       int64_t v)
+int store_bind_int(struct store *db, sqlite3_stmt *st, const char *name,
+		   int64_t v)
 {
-	int i = db_param(db, st, name), rc;
+	int i = store_param(db, st, name), rc;
 
 	if (i < 0)
 		return i;
 	rc = sqlite3_bind_int64(st, i, v);
-	return rc == SQLITE_OK ? 0 : db_sqlfail(db, rc, name);
+	return rc == SQLITE_OK ? 0 : store_sqlfail(db, rc, name);
 }
 
 /* An optional number: negative stores NULL. */
-static int db_bind_opt(struct db *db, sqlite3_stmt *st, const char *name,
-		       int64_t v)
+int store_bind_opt(struct store *db, sqlite3_stmt *st, const char *name,
+		   int64_t v)
 {
-	int i = db_param(db, st, name), rc;
+	int i = store_param(db, st, name), rc;
 
 	if (i < 0)
 		return i;
 	rc = v < 0 ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
-	return rc == SQLITE_OK ? 0 : db_sqlfail(db, rc, name);
+	return rc == SQLITE_OK ? 0 : store_sqlfail(db, rc, name);
 }
 
 
 /* Runs a write statement to completion, then resets it and clears its
  * bindings, so no later call can see this call's (borrowed) strings. */
-static int db_step(struct db *db, sqlite3_stmt *st, const char *what)
+int store_step(struct store *db, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st), r = 0;
 
 	if (rc != SQLITE_DONE)
-		r = db_sqlfail(db, rc, what);
+		r = store_sqlfail(db, rc, what);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return r;
 }
 
 /* One integer from a one-row query (a pragma, a count). */
-static int db_int(struct db *db, const char *sql, int64_t *v)
+static int store_int(struct store *db, const char *sql, int64_t *v)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0;
@@ -329,7 +306,7 @@ static int db_int(struct db *db, const char *sql, int64_t *v)
 	if (rc == SQLITE_ROW)
 		*v = sqlite3_column_int64(st, 0);
 	else
-		r = db_sqlfail(db, rc, sql);
+		r = store_sqlfail(db, rc, sql);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -339,25 +316,25 @@ static int db_int(struct db *db, const char *sql, int64_t *v)
 /* Starts the transaction of one write call.  IMMEDIATE takes the write lock
  * now, so a concurrent writer makes us wait here (busy timeout) instead of
  * failing halfway through our statements. */
-static int db_tx_begin(struct db *db)
+int store_tx_begin(struct store *db)
 {
 	int r;
 
 	if (db->in_tx)
-		return db_fail(db, -EINVAL, "internal: nested transaction");
+		return store_fail(db, -EINVAL, "internal: nested transaction");
 	db->err[0] = 0;
-	r = db_step(db, db->st[ST_BEGIN], "begin");
+	r = store_step(db, db->st[ST_BEGIN], "begin");
 	if (r == 0)
 		db->in_tx = 1;
 	return r;
 }
 
-/* Ends the transaction db_tx_begin() started: commits when r is 0, else rolls
+/* Ends the transaction store_tx_begin() started: commits when r is 0, else rolls
  * back.  The only place that commits.  When it returns 0 the transaction is
  * in the WAL file, so it survives the death of this process (not a power
  * loss: synchronous=NORMAL syncs at checkpoints only).  Returns r, or the
  * commit's failure, after which nothing of the transaction remains. */
-static int db_tx_end(struct db *db, int r)
+int store_tx_end(struct store *db, int r)
 {
 	char keep[sizeof db->err];
 
@@ -365,7 +342,7 @@ static int db_tx_end(struct db *db, int r)
 		return r;
 	db->in_tx = 0;
 	if (r == 0) {
-		r = db_step(db, db->st[ST_COMMIT], "commit");
+		r = store_step(db, db->st[ST_COMMIT], "commit");
 		if (r == 0)
 			return 0;
 	}
@@ -373,18 +350,18 @@ static int db_tx_end(struct db *db, int r)
 	 * call commit half of this one. */
 	if (!sqlite3_get_autocommit(db->h)) {
 		memcpy(keep, db->err, sizeof keep);
-		db_step(db, db->st[ST_ROLLBACK], "rollback");
+		store_step(db, db->st[ST_ROLLBACK], "rollback");
 		memcpy(db->err, keep, sizeof keep);
 	}
 	return r;
 }
 
-static int db_writable(struct db *db)
+int store_writable(struct store *db)
 {
 	if (!db)
 		return -EINVAL;
 	if (db->readonly)
-		return db_fail(db, -EBADF, "database opened read-only");
+		return store_fail(db, -EBADF, "database opened read-only");
 	return 0;
 }
 
@@ -392,42 +369,42 @@ static int db_writable(struct db *db)
 
 /* Reads the header fields that say whose database this is.  *fresh: an
  * empty database, to be given our schema. */
-static int db_identify(struct db *db, int *fresh)
+static int store_identify(struct store *db, int *fresh)
 {
 	int64_t app = 0, ver = 0, n = 0;
 	int r;
 
-	r = db_int(db, "PRAGMA application_id", &app);
+	r = store_int(db, "PRAGMA application_id", &app);
 	if (r == 0)
-		r = db_int(db, "PRAGMA user_version", &ver);
+		r = store_int(db, "PRAGMA user_version", &ver);
 	if (r == 0)
-		r = db_int(db, "SELECT count(*) FROM sqlite_master", &n);
+		r = store_int(db, "SELECT count(*) FROM sqlite_master", &n);
 	if (r == -EINVAL) {
 		char why[sizeof db->err];
 		const char *colon = strchr(db->err, ':');   /* "<sql>: <why>" */
 
 		snprintf(why, sizeof why, "%s", colon ? colon + 2 : "unreadable header");
 		if (sqlite3_errcode(db->h) == SQLITE_CORRUPT)
-			return db_fail(db, r, "corrupt database (%s); refusing to use it", why);
-		return db_fail(db, r, "not a sqlite database (%s)", why);
+			return store_fail(db, r, "corrupt database (%s); refusing to use it", why);
+		return store_fail(db, r, "not a sqlite database (%s)", why);
 	}
 	if (r)
 		return r;
 	*fresh = app == 0 && ver == 0 && n == 0;
 	if (*fresh)
 		return 0;
-	if (app != DB_APPLICATION_ID)
-		return db_fail(db, -EINVAL,
-			       "not a sandproof results database (application_id %#llx, expected %#x)",
-			       (unsigned long long)app, DB_APPLICATION_ID);
-	if (ver > DB_SCHEMA_VERSION)
-		return db_fail(db, -EPROTO,
-			       "schema version %lld is newer than this sandproof's %d; use a newer sandproof or another database",
-			       (long long)ver, DB_SCHEMA_VERSION);
-	if (ver < DB_SCHEMA_VERSION)
-		return db_fail(db, -EPROTO,
-			       "schema version %lld is older than this sandproof's %d and cannot be upgraded",
-			       (long long)ver, DB_SCHEMA_VERSION);
+	if (app != STORE_APPLICATION_ID)
+		return store_fail(db, -EINVAL,
+				  "not a sandproof results database (application_id %#llx, expected %#x)",
+				  (unsigned long long)app, STORE_APPLICATION_ID);
+	if (ver > STORE_SCHEMA_VERSION)
+		return store_fail(db, -EPROTO,
+				  "schema version %lld is newer than this sandproof's %d; use a newer sandproof or another database",
+				  (long long)ver, STORE_SCHEMA_VERSION);
+	if (ver < STORE_SCHEMA_VERSION)
+		return store_fail(db, -EPROTO,
+				  "schema version %lld is older than this sandproof's %d and cannot be upgraded",
+				  (long long)ver, STORE_SCHEMA_VERSION);
 	return 0;
 }
 
@@ -436,7 +413,7 @@ static int db_identify(struct db *db, int *fresh)
  * report from one can show what was never recorded.  The full check (not
  * quick_check) also compares each index with its table, which the reports'
  * queries rely on; it reads the whole file once (about 0.5 s for 200 MB). */
-static int db_check(struct db *db)
+static int store_check(struct store *db)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0, n = 0;
@@ -451,14 +428,14 @@ static int db_check(struct db *db)
 		rc = SQLITE_OK;
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
-		r = db_sqlfail(db, rc, "integrity_check");
+		r = store_sqlfail(db, rc, "integrity_check");
 		if (r == -EINVAL)
-			r = db_fail(db, r, "corrupt database (integrity_check: %s); refusing to use it",
-				    sqlite3_errmsg(db->h));
+			r = store_fail(db, r, "corrupt database (integrity_check: %s); refusing to use it",
+				       sqlite3_errmsg(db->h));
 	} else if (n != 1 || strcmp(first, "ok") != 0) {
-		r = db_fail(db, -EINVAL,
-			    "corrupt database (integrity_check: %s%s); refusing to use it",
-			    first, n > 1 ? ", ..." : "");
+		r = store_fail(db, -EINVAL,
+			       "corrupt database (integrity_check: %s%s); refusing to use it",
+			       first, n > 1 ? ", ..." : "");
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -466,43 +443,43 @@ static int db_check(struct db *db)
 
 /* Gives an empty database our schema.  Under the write lock the file is
  * identified again: another process may have created it since our look. */
-static int db_create(struct db *db)
+static int store_create(struct store *db)
 {
 	char *msg = NULL;
 	int64_t ver = 0;
 	int fresh = 0, r, rc;
 
-	r = db_tx_begin(db);
+	r = store_tx_begin(db);
 	if (r)
 		return r;
-	r = db_identify(db, &fresh);
+	r = store_identify(db, &fresh);
 	if (r == 0 && fresh) {
-		rc = sqlite3_exec(db->h, db_schema_sql, NULL, NULL, &msg);
+		rc = sqlite3_exec(db->h, store_schema_sql, NULL, NULL, &msg);
 		if (rc != SQLITE_OK)
-			r = db_fail(db, db_errno(db->h, rc) ?: -EIO, "schema: %s",
-				    msg ? msg : sqlite3_errstr(rc));
+			r = store_fail(db, store_errno(db->h, rc) ?: -EIO, "schema: %s",
+				       msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 	}
 	if (r == 0 && fresh)
-		r = db_int(db, "PRAGMA user_version", &ver);
-	if (r == 0 && fresh && ver != DB_SCHEMA_VERSION)
-		r = db_fail(db, -EPROTO,
-			    "internal: schema.sql sets user_version %lld, db.h says %d",
-			    (long long)ver, DB_SCHEMA_VERSION);
-	return db_tx_end(db, r);
+		r = store_int(db, "PRAGMA user_version", &ver);
+	if (r == 0 && fresh && ver != STORE_SCHEMA_VERSION)
+		r = store_fail(db, -EPROTO,
+			       "internal: schema.sql sets user_version %lld, store.h says %d",
+			       (long long)ver, STORE_SCHEMA_VERSION);
+	return store_tx_end(db, r);
 }
 
 /* Prepares statements [from, to).  A database whose tables lack a column
  * we write is refused here, at open, not at its first result. */
-static int db_prepare(struct db *db, int from, int to)
+static int store_prepare(struct store *db, int from, int to)
 {
 	int i, rc;
 
 	for (i = from; i < to; i++) {
-		rc = sqlite3_prepare_v3(db->h, db_sql[i], -1,
+		rc = sqlite3_prepare_v3(db->h, store_sql[i], -1,
 					SQLITE_PREPARE_PERSISTENT, &db->st[i], NULL);
 		if (rc != SQLITE_OK)
-			return db_sqlfail(db, rc, "schema does not match");
+			return store_sqlfail(db, rc, "schema does not match");
 	}
 	return 0;
 }
@@ -510,7 +487,7 @@ static int db_prepare(struct db *db, int from, int to)
 /* Everything after sqlite3_open_v2(); the order matters: a file is
  * identified (read only) before anything is written to it, so a foreign or
  * newer database is refused untouched. */
-static int db_setup(struct db *db)
+static int store_setup(struct store *db)
 {
 	char *msg = NULL;
 	int fresh = 0, r, rc;
@@ -518,15 +495,15 @@ static int db_setup(struct db *db)
 	const char *mode;
 
 	sqlite3_busy_timeout(db->h, (int)db->wait_ms);
-	r = db_identify(db, &fresh);
+	r = store_identify(db, &fresh);
 	if (r == 0 && !fresh)
-		r = db_check(db);
+		r = store_check(db);
 	if (r)
 		return r;
 	if (db->readonly)
-		return fresh ? db_fail(db, -EINVAL, "empty, not a sandproof results database") : 0;
+		return fresh ? store_fail(db, -EINVAL, "empty, not a sandproof results database") : 0;
 	if (sqlite3_db_readonly(db->h, "main") == 1)
-		return db_fail(db, -EACCES, "not writable");
+		return store_fail(db, -EACCES, "not writable");
 
 	/* WAL: a commit is one append to the -wal file, so a process killed at
 	 * any instant leaves either the whole transaction or none of it. */
@@ -534,37 +511,37 @@ static int db_setup(struct db *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		r = db_sqlfail(db, rc, "journal_mode");
+		r = store_sqlfail(db, rc, "journal_mode");
 		sqlite3_finalize(st);
 		return r;
 	}
 	mode = (const char *)sqlite3_column_text(st, 0);
 	if (!mode || strcmp(mode, "wal") != 0)
-		r = db_fail(db, -ENOTSUP, "cannot use WAL mode here (journal_mode %s)",
-			    mode ? mode : "?");
+		r = store_fail(db, -ENOTSUP, "cannot use WAL mode here (journal_mode %s)",
+			       mode ? mode : "?");
 	sqlite3_finalize(st);
 	if (r)
 		return r;
 	rc = sqlite3_exec(db->h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
 			  NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
-		r = db_fail(db, db_errno(db->h, rc) ?: -EIO, "pragma: %s",
-			    msg ? msg : sqlite3_errstr(rc));
+		r = store_fail(db, store_errno(db->h, rc) ?: -EIO, "pragma: %s",
+			       msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return r;
 	}
-	r = db_prepare(db, 0, ST_TX_N);
+	r = store_prepare(db, 0, ST_TX_N);
 	if (r == 0 && fresh)
-		r = db_create(db);
+		r = store_create(db);
 	if (r == 0)
-		r = db_prepare(db, ST_TX_N, ST_N);
+		r = store_prepare(db, ST_TX_N, ST_N);
 	return r;
 }
 
-static int db_open_mode(const char *path, int readonly, unsigned wait_ms,
-			struct db **out, char *err, size_t errlen)
+static int store_open_mode(const char *path, int readonly, unsigned wait_ms,
+			   struct store **out, char *err, size_t errlen)
 {
-	struct db *db;
+	struct store *db;
 	int flags, rc, r;
 
 	*out = NULL;
@@ -585,38 +562,38 @@ static int db_open_mode(const char *path, int readonly, unsigned wait_ms,
 			 : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	rc = sqlite3_open_v2(path, &db->h, flags, NULL);
 	if (rc != SQLITE_OK) {
-		r = db_sqlfail(db, rc, "cannot open");
+		r = store_sqlfail(db, rc, "cannot open");
 		if (r == -EACCES || r == -ENOENT || r == -EISDIR)
 			snprintf(db->err, sizeof db->err, "cannot open: %s", strerror(-r));
 	} else {
-		r = db_setup(db);
+		r = store_setup(db);
 	}
 	if (r) {
 		snprintf(err, errlen, "%s: %s", path, db->err);
-		db_close(db);
+		store_close(db);
 		return r;
 	}
 	*out = db;
 	return 0;
 }
 
-int db_open(const char *path, struct db **out, char *err, size_t errlen)
+int store_open(const char *path, struct store **out, char *err, size_t errlen)
 {
-	return db_open_mode(path, 0, DB_WAIT_MS, out, err, errlen);
+	return store_open_mode(path, 0, STORE_WAIT_MS, out, err, errlen);
 }
 
-int db_open_wait(const char *path, unsigned wait_ms, struct db **out, char *err,
-		 size_t errlen)
+int store_open_wait(const char *path, unsigned wait_ms, struct store **out, char *err,
+		    size_t errlen)
 {
-	return db_open_mode(path, 0, wait_ms, out, err, errlen);
+	return store_open_mode(path, 0, wait_ms, out, err, errlen);
 }
 
-int db_open_readonly(const char *path, struct db **out, char *err, size_t errlen)
+int store_open_readonly(const char *path, struct store **out, char *err, size_t errlen)
 {
-	return db_open_mode(path, 1, DB_WAIT_MS, out, err, errlen);
+	return store_open_mode(path, 1, STORE_WAIT_MS, out, err, errlen);
 }
 
-int db_close(struct db *db)
+int store_close(struct store *db)
 {
 	int i, rc;
 
@@ -629,309 +606,4 @@ int db_close(struct db *db)
 	rc = sqlite3_close_v2(db->h);
 	free(db);
 	return rc == SQLITE_OK ? 0 : -EIO;
-}
-
-/* ---- writes --------------------------------------------------------------- */
-
-int64_t db_run_begin(struct db *db, const struct db_run *run)
-{
-	sqlite3_stmt *st;
-	int64_t id = 0;
-	int r;
-
-	r = db_writable(db);
-	if (r)
-		return r;
-	if (!run)
-		return db_fail(db, -EINVAL, "run: NULL");
-	st = db->st[ST_RUN_BEGIN];
-	r = db_tx_begin(db);
-	if (r)
-		return r;
-	r = db_bind_text(db, st, ":started_at", run->started_at);
-	r = r ?: db_bind_text(db, st, ":os", run->os);
-	r = r ?: db_bind_text(db, st, ":kernel", run->kernel);
-	r = r ?: db_bind_text(db, st, ":arch", run->arch);
-	r = r ?: db_bind_text(db, st, ":user", run->user);
-	r = r ?: db_bind_opt(db, st, ":uid", run->uid);
-	r = r ?: db_bind_text(db, st, ":harness_version", run->harness_version);
-	r = r ?: db_bind_text(db, st, ":git_revision", run->git_revision);
-	r = r ?: db_bind_text(db, st, ":runners", run->runners);
-	r = r ?: db_bind_int(db, st, ":seed", run->seed);
-	r = r ?: db_bind_text(db, st, ":filter", run->filter);
-	r = r ?: db_bind_text(db, st, ":env_json", run->env_json);
-	r = r ?: db_step(db, st, "run");
-	if (r == 0)
-		id = sqlite3_last_insert_rowid(db->h);
-	sqlite3_clear_bindings(st);
-	r = db_tx_end(db, r);
-	return r ? r : id;
-}
-
-int db_run_finish(struct db *db, int64_t run_id, const char *finished_at)
-{
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_writable(db);
-	if (r)
-		return r;
-	st = db->st[ST_RUN_FINISH];
-	r = db_tx_begin(db);
-	if (r)
-		return r;
-	r = db_bind_int(db, st, ":id", run_id);
-	r = r ?: db_bind_text(db, st, ":finished_at", finished_at);
-	r = r ?: db_step(db, st, "run finish");
-	if (r == 0 && sqlite3_changes(db->h) != 1)
-		r = db_fail(db, -ENOENT, "run finish: no run %lld", (long long)run_id);
-	sqlite3_clear_bindings(st);
-	return db_tx_end(db, r);
-}
-
-int db_scenario_put(struct db *db, const struct db_scenario *sc)
-{
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_writable(db);
-	if (r)
-		return r;
-	if (!sc)
-		return db_fail(db, -EINVAL, "scenario: NULL");
-	st = db->st[ST_SCENARIO_PUT];
-	r = db_tx_begin(db);
-	if (r)
-		return r;
-	r = db_bind_text(db, st, ":id", sc->id);
-	r = r ?: db_bind_text(db, st, ":area", sc->area);
-	r = r ?: db_bind_text(db, st, ":clauses", sc->clauses);
-	r = r ?: db_bind_text(db, st, ":claim", sc->claim);
-	r = r ?: db_bind_text(db, st, ":file", sc->file);
-	r = r ?: db_bind_text(db, st, ":expect_json", sc->expect_json);
-	r = r ?: db_step(db, st, "scenario");
-	sqlite3_clear_bindings(st);
-	return db_tx_end(db, r);
-}
-
-int64_t db_result_add(struct db *db, const struct db_result *res,
-		      const struct db_evidence *ev, size_t n_ev)
-{
-	sqlite3_stmt *st;
-	char what[48];
-	int64_t id = 0;
-	size_t i;
-	int r;
-
-	r = db_writable(db);
-	if (r)
-		return r;
-	if (!res || (n_ev && !ev))
-		return db_fail(db, -EINVAL, "result: NULL");
-	st = db->st[ST_RESULT_ADD];
-	r = db_tx_begin(db);
-	if (r)
-		return r;
-	r = db_bind_int(db, st, ":run_id", res->run_id);
-	r = r ?: db_bind_text(db, st, ":runner", res->runner);
-	r = r ?: db_bind_text(db, st, ":scenario_id", res->scenario_id);
-	r = r ?: db_bind_text(db, st, ":verdict", res->verdict);
-	r = r ?: db_bind_text(db, st, ":expected", res->expected);
-	r = r ?: db_bind_text(db, st, ":observed", res->observed);
-	r = r ?: db_bind_text(db, st, ":reason", res->reason);
-	r = r ?: db_bind_int(db, st, ":attempts", res->attempts);
-	r = r ?: db_bind_opt(db, st, ":windows_hit", res->windows_hit);
-	r = r ?: db_bind_opt(db, st, ":min_windows", res->min_windows);
-	r = r ?: db_bind_int(db, st, ":seed", res->seed);
-	r = r ?: db_bind_opt(db, st, ":duration_ms", res->duration_ms);
-	r = r ?: db_bind_text(db, st, ":finished_at", res->finished_at);
-	r = r ?: db_step(db, st, "result");
-	sqlite3_clear_bindings(st);
-	if (r == 0)
-		id = sqlite3_last_insert_rowid(db->h);
-
-	st = db->st[ST_EVIDENCE_ADD];
-	for (i = 0; r == 0 && i < n_ev; i++) {
-		snprintf(what, sizeof what, "evidence[%zu]", i);
-		r = db_bind_int(db, st, ":result_id", id);
-		r = r ?: db_bind_text(db, st, ":kind", ev[i].kind);
-		r = r ?: db_bind_text(db, st, ":body", ev[i].body);
-		r = r ?: db_step(db, st, what);
-		sqlite3_clear_bindings(st);
-	}
-	r = db_tx_end(db, r);
-	return r ? r : id;
-}
-
-/* ---- reads ---------------------------------------------------------------- */
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-/* An optional number: NULL reads as -1. */
-static int64_t col_opt(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1
-		: sqlite3_column_int64(st, i);
-}
-
-
-/* Each read prepares its own statement, so a callback may start another
- * read while this one is stepping. */
-static int db_query(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc;
-
-	if (!db)
-		return -EINVAL;
-	db->err[0] = 0;
-	rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
-	return rc == SQLITE_OK ? 0 : db_sqlfail(db, rc, "query");
-}
-
-/* A read's callback and its context. */
-struct db_iter {
-	union {
-		db_run_fn run;
-		db_result_fn result;
-		db_evidence_fn evidence;
-	} fn;
-	void *ctx;
-};
-
-/* Steps st to its end, row() turning each row into a callback.  Returns the
- * first nonzero callback value, or 0, or -errno; finalizes st. */
-static int db_iterate(struct db *db, sqlite3_stmt *st,
-		      int (*row)(sqlite3_stmt *, const struct db_iter *),
-		      const struct db_iter *it)
-{
-	int rc, r = 0;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r = row(st, it);
-		if (r)
-			break;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_sqlfail(db, rc, "read");
-	sqlite3_finalize(st);
-	return r;
-}
-
-static int db_run_row(sqlite3_stmt *st, const struct db_iter *it)
-{
-	struct db_run_row row = {
-		.id = sqlite3_column_int64(st, 0),
-		.run = {
-			.started_at = col_text(st, 1),
-			.os = col_text(st, 3),
-			.kernel = col_text(st, 4),
-			.arch = col_text(st, 5),
-			.user = col_text(st, 6),
-			.uid = col_opt(st, 7),
-			.harness_version = col_text(st, 8),
-			.git_revision = col_text(st, 9),
-			.runners = col_text(st, 10),
-			.seed = sqlite3_column_int64(st, 11),
-			.filter = col_text(st, 12),
-			.env_json = col_text(st, 13),
-		},
-		.finished_at = col_text(st, 2),
-	};
-
-	return it->fn.run(&row, it->ctx);
-}
-
-int db_foreach_run(struct db *db, db_run_fn fn, void *ctx)
-{
-	struct db_iter it = { .fn.run = fn, .ctx = ctx };
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_query(db, "SELECT id, started_at, finished_at, os, kernel, arch, user, uid,"
-		     " harness_version, git_revision, runners, seed, filter, env_json"
-		     " FROM run ORDER BY id", &st);
-	if (r)
-		return r;
-	return db_iterate(db, st, db_run_row, &it);
-}
-
-static int db_result_row(sqlite3_stmt *st, const struct db_iter *it)
-{
-	struct db_row row = {
-		.id = sqlite3_column_int64(st, 0),
-		.result = {
-			.run_id = sqlite3_column_int64(st, 1),
-			.runner = col_text(st, 2),
-			.scenario_id = col_text(st, 3),
-			.verdict = col_text(st, 4),
-			.expected = col_text(st, 5),
-			.observed = col_text(st, 6),
-			.reason = col_text(st, 7),
-			.attempts = sqlite3_column_int64(st, 8),
-			.windows_hit = col_opt(st, 9),
-			.min_windows = col_opt(st, 10),
-			.seed = sqlite3_column_int64(st, 11),
-			.duration_ms = col_opt(st, 12),
-			.finished_at = col_text(st, 13),
-		},
-		.area = col_text(st, 14),
-		.clauses = col_text(st, 15),
-		.claim = col_text(st, 16),
-	};
-
-	return it->fn.result(&row, it->ctx);
-}
-
-int db_foreach_result(struct db *db, int64_t run_id, db_result_fn fn, void *ctx)
-{
-	struct db_iter it = { .fn.result = fn, .ctx = ctx };
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_query(db, "SELECT r.id, r.run_id, r.runner, r.scenario_id, r.verdict,"
-		     " r.expected, r.observed, r.reason, r.attempts, r.windows_hit,"
-		     " r.min_windows, r.seed, r.duration_ms, r.finished_at,"
-		     " s.area, s.clauses, s.claim"
-		     " FROM result AS r LEFT JOIN scenario AS s ON s.id = r.scenario_id"
-		     " WHERE :run_id = 0 OR r.run_id = :run_id ORDER BY r.id", &st);
-	if (r)
-		return r;
-	r = db_bind_int(db, st, ":run_id", run_id);
-	if (r) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	return db_iterate(db, st, db_result_row, &it);
-}
-
-static int db_evidence_row(sqlite3_stmt *st, const struct db_iter *it)
-{
-	struct db_evidence ev = {
-		.kind = col_text(st, 1),
-		.body = col_text(st, 2),
-	};
-
-	return it->fn.evidence(sqlite3_column_int64(st, 0), &ev, it->ctx);
-}
-
-int db_foreach_evidence(struct db *db, int64_t result_id, db_evidence_fn fn,
-			void *ctx)
-{
-	struct db_iter it = { .fn.evidence = fn, .ctx = ctx };
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_query(db, "SELECT id, kind, body FROM evidence"
-		     " WHERE result_id = :result_id ORDER BY id", &st);
-	if (r)
-		return r;
-	r = db_bind_int(db, st, ":result_id", result_id);
-	if (r) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	return db_iterate(db, st, db_evidence_row, &it);
 }
