@@ -37,6 +37,7 @@ struct store_iter {
 		store_run_fn run;
 		store_result_fn result;
 		store_evidence_fn evidence;
+		store_scenario_fn scenario;
 	} fn;
 	void *ctx;
 };
@@ -174,4 +175,31 @@ int store_read_evidence(struct store *db, int64_t result_id, store_evidence_fn f
 		return r;
 	}
 	return store_iterate(db, st, row_to_evidence, &it);
+}
+
+static int row_to_scenario(sqlite3_stmt *st, const struct store_iter *it)
+{
+	struct store_scenario sc = {
+		.id = col_text(st, 0),
+		.area = col_text(st, 1),
+		.clauses = col_text(st, 2),
+		.claim = col_text(st, 3),
+		.file = col_text(st, 4),
+		.expect_json = col_text(st, 5),
+	};
+
+	return it->fn.scenario(&sc, it->ctx);
+}
+
+int store_read_scenarios(struct store *db, store_scenario_fn fn, void *ctx)
+{
+	struct store_iter it = { .fn.scenario = fn, .ctx = ctx };
+	sqlite3_stmt *st;
+	int r;
+
+	r = store_query(db, "SELECT id, area, clauses, claim, file, expect_json"
+			" FROM scenario ORDER BY id", &st);
+	if (r)
+		return r;
+	return store_iterate(db, st, row_to_scenario, &it);
 }

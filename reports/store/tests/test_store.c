@@ -440,6 +440,24 @@ static int check_ev(int64_t id, const struct store_evidence *ev, void *ctx)
 	return 0;
 }
 
+struct scen_got {
+	const struct store_scenario *want;
+	int n, same;
+};
+
+/* Counts the scenarios, and those equal to *want in every column. */
+static int check_scen(const struct store_scenario *sc, void *ctx)
+{
+	struct scen_got *g = ctx;
+	const struct store_scenario *w = g->want;
+
+	g->n++;
+	g->same += streq(sc->id, w->id) && streq(sc->area, w->area) &&
+		   streq(sc->clauses, w->clauses) && streq(sc->claim, w->claim) &&
+		   streq(sc->file, w->file) && streq(sc->expect_json, w->expect_json);
+	return 0;
+}
+
 static int64_t count_results(const char *path)
 {
 	return sq_int(path, "SELECT count(*) FROM result");
@@ -450,6 +468,7 @@ static int64_t count_results(const char *path)
 static void roundtrip_rows(struct store *db, const char *path, struct store_result *res)
 {
 	struct store_scenario sc = sc1;
+	struct scen_got sg = { .want = &sc };
 	struct got g = { 0 };
 	struct ev_got eg = { 0 };
 	int64_t run_id = res->run_id, id, id2;
@@ -504,6 +523,9 @@ static void roundtrip_rows(struct store *db, const char *path, struct store_resu
 	store_read_results(db, run_id, grab_row, &g);
 	t_ok(r == 0 && sq_int(path, "SELECT count(*) FROM scenario") == 1 && streq(g.s[8], sc.claim),
 	     "store_put_scenario replaces the scenario with the same id");
+	r = store_read_scenarios(db, check_scen, &sg);
+	t_ok(r == 0 && sg.n == 1 && sg.same == 1,
+	     "store_read_scenarios reads it back, every column (%d: %d of %d)", r, sg.same, sg.n);
 }
 
 /* Refusals leave nothing behind: the transaction is all or nothing. */

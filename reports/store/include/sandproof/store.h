@@ -158,6 +158,7 @@ struct store_result_row {
 typedef int (*store_run_fn)(const struct store_run_row *row, void *ctx);
 typedef int (*store_result_fn)(const struct store_result_row *row, void *ctx);
 typedef int (*store_evidence_fn)(int64_t id, const struct store_evidence *ev, void *ctx);
+typedef int (*store_scenario_fn)(const struct store_scenario *sc, void *ctx);
 
 /* Every run, by id. */
 int store_read_runs(struct store *db, store_run_fn fn, void *ctx);
@@ -168,5 +169,8 @@ int store_read_results(struct store *db, int64_t run_id, store_result_fn fn, voi
 /* The evidence of one result, in recording order. */
 int store_read_evidence(struct store *db, int64_t result_id, store_evidence_fn fn,
 			void *ctx);
+
+/* Every scenario row, by id (merge copies them from one file to another). */
+int store_read_scenarios(struct store *db, store_scenario_fn fn, void *ctx);
 
 #endif
