@@ -3,8 +3,8 @@
  * writes through it, reports and merge read (and merge writes) through it;
  * nothing else in the tree includes sqlite3.h.
  *
- * The schema is reports/schema.sql; store.c holds a byte-identical copy
- * (store_schema_sql, checked by test_store) and applies it to a new file.  The
+ * The schema is reports/schema.sql, compiled in at build time as
+ * store_schema_sql (its one copy), which the store applies to a new file.  The
  * file is in WAL mode and every write function commits before it returns,
  * one transaction each, so a harness killed by SIGKILL keeps every result
  * a store_add_result() call returned for, and the file stays consistent.
@@ -36,7 +36,8 @@
 #define STORE_WAIT_MS 30000               /* default bound on waiting for a lock */
 #define STORE_WAIT_MAX_S 86400            /* the largest bound the CLI accepts (--db-wait) */
 
-/* The text of reports/schema.sql. */
+/* The text of reports/schema.sql, byte for byte (generated from it at build
+ * time by reports/store/schema_c.cmake). */
 extern const char store_schema_sql[];
 
 struct store;
