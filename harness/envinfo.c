@@ -136,10 +136,10 @@ char *envinfo_json(const struct scen_paths *p, const char *runners)
 	return out;
 }
 
-struct db_run envinfo_run(const char *json)
+struct store_run envinfo_run(const char *json)
 {
 	static char kernel[128], arch[64], user[64], git[64];
-	struct db_run r = {0};
+	struct store_run r = {0};
 	cJSON *o = cJSON_Parse(json ? json : "{}");
 	const cJSON *v;
 

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "scen.h"
 
 /* A JSON object (malloc'd), or NULL on out of memory.  runners: comma list
@@ -14,7 +14,7 @@
 char *envinfo_json(const struct scen_paths *p, const char *runners);
 /* A run row filled from the fingerprint; strings point into static
  * storage valid until the next call. */
-struct db_run envinfo_run(const char *json);
+struct store_run envinfo_run(const char *json);
 void envinfo_print(const char *json, FILE *out);
 
 #endif

@@ -23,9 +23,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "envinfo.h"
-#include "report.h"
+#include "sandproof/report_cli.h"
 #include "runlog.h"
 #include "smoke.h"
 #include "sp.h"
@@ -254,10 +254,10 @@ struct run_opts {
 
 /* Records the run row (with the fingerprint) and every scenario row.
  * Returns the run id or -errno (the message printed). */
-static int64_t run_begin(struct db *db, const struct run_opts *o, const struct scen_list *l)
+static int64_t run_begin(struct store *db, const struct run_opts *o, const struct scen_list *l)
 {
 	char list[512] = "", *env;
-	struct db_run run;
+	struct store_run run;
 	int64_t id;
 
 	for (size_t i = 0; i < o->n_runners; i++)
@@ -269,25 +269,25 @@ static int64_t run_begin(struct db *db, const struct run_opts *o, const struct s
 	run.runners = list;
 	run.seed = (int64_t)o->seed;
 	run.filter = o->filter;
-	id = db_run_begin(db, &run);
+	id = store_begin_run(db, &run);
 	free(env);
 	if (id < 0) {
-		fprintf(stderr, "sandproof: cannot record the run: %s\n", db_last_error(db));
+		fprintf(stderr, "sandproof: cannot record the run: %s\n", store_get_error(db));
 		return id;
 	}
 	/* a scenario row that cannot be put loses its results, counted then */
 	for (size_t i = 0; i < l->n; i++) {
-		struct db_scenario sc = {l->v[i].id, l->v[i].area, l->v[i].clauses,
-					 l->v[i].claim, l->v[i].file, l->v[i].expect_json};
+		struct store_scenario sc = {l->v[i].id, l->v[i].area, l->v[i].clauses,
+					    l->v[i].claim, l->v[i].file, l->v[i].expect_json};
 
-		if (db_scenario_put(db, &sc) < 0)
-			fprintf(stderr, "sandproof: %s: %s\n", l->v[i].id, db_last_error(db));
+		if (store_put_scenario(db, &sc) < 0)
+			fprintf(stderr, "sandproof: %s: %s\n", l->v[i].id, store_get_error(db));
 	}
 	return id;
 }
 
 /* Runs every (repeat, scenario, runner) and records each result in t. */
-static void run_pairs(struct db *db, int64_t run_id, const struct run_opts *o,
+static void run_pairs(struct store *db, int64_t run_id, const struct run_opts *o,
 		      const struct scen_list *l, struct tally *t)
 {
 	bool tty = isatty(2);
@@ -335,7 +335,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
 			    ((c == 'n' || c == 't') && (v == 0 || v > 100000)) ||
-			    (c == 'w' && v > DB_WAIT_MAX_S))
+			    (c == 'w' && v > STORE_WAIT_MAX_S))
 				return usage_error("bad number:", optarg);
 			if (c == 's') o->seed = v;
 			else if (c == 'n') o->repeat = v;
@@ -362,10 +362,10 @@ static int cmd_run(int argc, char **argv)
 	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
 	char runner_buf[512] = "ref", dbpath[PATH_MAX], err[1024];
 	const char *out = "sandproof-out", *why;
-	unsigned wait_s = DB_WAIT_MS / 1000;
+	unsigned wait_s = STORE_WAIT_MS / 1000;
 	struct scen_list l;
 	struct tally t = {0};
-	struct db *db;
+	struct store *db;
 	int rc;
 	int64_t run_id;
 
@@ -386,25 +386,25 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	snprintf(dbpath, sizeof(dbpath), "%s/%s.sqlite", out, prims_os_name());
-	if (db_open_wait(dbpath, wait_s * 1000u, &db, err, sizeof(err)) < 0) {
+	if (store_open_wait(dbpath, wait_s * 1000u, &db, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof: %s\n", err);
 		scen_list_free(&l);
 		return EXIT_USAGE;
 	}
 	run_id = run_begin(db, &o, &l);
 	if (run_id < 0) {
-		db_close(db);
+		store_close(db);
 		scen_list_free(&l);
 		return EXIT_INTERNAL;
 	}
 	run_pairs(db, run_id, &o, &l, &t);
 	rc = (t.fail || t.error || t.inconclusive) ? EXIT_FAILED : 0;
-	if (db_run_finish(db, run_id, NULL) < 0) {
+	if (store_finish_run(db, run_id, NULL) < 0) {
 		fprintf(stderr, "sandproof: cannot record the end of the run in %s: %s\n", dbpath,
-			db_last_error(db));
+			store_get_error(db));
 		rc = EXIT_INTERNAL;
 	}
-	db_close(db);
+	store_close(db);
 	scen_list_free(&l);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
 	       t.pass, t.fail, t.skip, t.unsupported, t.inconclusive, t.error, dbpath);

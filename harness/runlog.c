@@ -40,15 +40,15 @@ void runlog_progress(const struct tally *t, const char *current, bool tty)
 	fflush(stderr);
 }
 
-int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
+int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 		  const char *runner, uint64_t seed, const char *json,
 		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen)
 {
 	cJSON *o = cJSON_Parse(json), *ev;
-	struct db_evidence evs[64];
+	struct store_evidence evs[64];
 	size_t n_ev = 0;
 	const char *verdict;
-	struct db_result r = {0};
+	struct store_result r = {0};
 	int64_t id;
 
 	if (!o)
@@ -72,12 +72,12 @@ int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
 		evs[n_ev].body = jstr(e, "body", "");
 		n_ev++;
 	}
-	id = db_result_add(db, &r, evs, n_ev);
+	id = store_add_result(db, &r, evs, n_ev);
 	if (id < 0) {
 		fprintf(stderr, "sandproof: cannot record %s/%s: %s\n", s->id, runner,
-			db_last_error(db));
+			store_get_error(db));
 		if (t->lost++ == 0)
-			snprintf(t->lost_why, sizeof t->lost_why, "%s", db_last_error(db));
+			snprintf(t->lost_why, sizeof t->lost_why, "%s", store_get_error(db));
 	}
 	if (!strcmp(verdict, "pass")) t->pass++;
 	else if (!strcmp(verdict, "fail")) t->fail++;

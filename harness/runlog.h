@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "scen.h"
 
 struct tally {
@@ -21,7 +21,7 @@ struct tally {
  * error), print its line on echo (NULL: quiet), count it.  observed (may be NULL) receives
  * "verdict|observed|reason".  0, or -EIO when the database refused it: then
  * it says so on stderr and counts it in t->lost (the line still prints). */
-int runlog_record(struct db *db, int64_t run_id, const struct scen *s,
+int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 		  const char *runner, uint64_t seed, const char *json,
 		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen);
 

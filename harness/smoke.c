@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "envinfo.h"
 #include "runlog.h"
 #include "sandproof/prims.h"
@@ -84,7 +84,7 @@ static int doctor(const struct scen_paths *p)
 /* Runs the properties against one runner and prints its line.  Returns 1
  * when a property of a subject (ref, or any runner named with --runner)
  * fails, else 0. */
-static int smoke_runner(const struct scen_paths *p, struct db *db, int64_t run_id,
+static int smoke_runner(const struct scen_paths *p, struct store *db, int64_t run_id,
 			const char *runner, bool subject, const struct scen_list *all,
 			struct tally *t)
 {
@@ -123,14 +123,14 @@ static int smoke_runner(const struct scen_paths *p, struct db *db, int64_t run_i
  * Returns 0, or smoke's exit status (message printed). */
 static int smoke_begin(const struct scen_paths *p, const char *out, unsigned wait_s,
 		       const struct scen_list *all, char *dbpath, size_t len,
-		       struct db **db, int64_t *run_id)
+		       struct store **db, int64_t *run_id)
 {
 	char err[1024] = "", *env;
-	struct db_run run;
+	struct store_run run;
 
 	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
 	    snprintf(dbpath, len, "%s/%s.sqlite", out, prims_os_name()) >= (int)len ||
-	    db_open_wait(dbpath, wait_s * 1000u, db, err, sizeof(err)) < 0) {
+	    store_open_wait(dbpath, wait_s * 1000u, db, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
 		return 2;
 	}
@@ -139,19 +139,19 @@ static int smoke_begin(const struct scen_paths *p, const char *out, unsigned wai
 	run.runners = "smoke";
 	run.filter = "smoke";
 	run.seed = 1;
-	*run_id = db_run_begin(*db, &run);
+	*run_id = store_begin_run(*db, &run);
 	free(env);
 	if (*run_id < 0) {
-		fprintf(stderr, "sandproof smoke: cannot record the run: %s\n", db_last_error(*db));
-		db_close(*db);
+		fprintf(stderr, "sandproof smoke: cannot record the run: %s\n", store_get_error(*db));
+		store_close(*db);
 		return 3;
 	}
 	for (size_t i = 0; i < all->n; i++) {
-		struct db_scenario sc = {all->v[i].id, all->v[i].area, all->v[i].clauses,
-					 all->v[i].claim, all->v[i].file, all->v[i].expect_json};
+		struct store_scenario sc = {all->v[i].id, all->v[i].area, all->v[i].clauses,
+					    all->v[i].claim, all->v[i].file, all->v[i].expect_json};
 
-		if (db_scenario_put(*db, &sc) < 0)
-			fprintf(stderr, "sandproof smoke: %s: %s\n", all->v[i].id, db_last_error(*db));
+		if (store_put_scenario(*db, &sc) < 0)
+			fprintf(stderr, "sandproof smoke: %s: %s\n", all->v[i].id, store_get_error(*db));
 	}
 	return 0;
 }
@@ -177,7 +177,7 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 		} else if (c == 'r') {
 			*only = optarg;
 		} else if (c == 'w' && !errno && !*end && end != optarg && optarg[0] != '-' &&
-			   v <= DB_WAIT_MAX_S) {
+			   v <= STORE_WAIT_MAX_S) {
 			*wait_s = (unsigned)v;
 		} else {
 			fprintf(stderr, "sandproof smoke: bad option or number\n"
@@ -202,9 +202,9 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 {
 	const char *out = "sandproof-out", *only = NULL;
 	char dbpath[PATH_MAX], err[1024] = "";
-	unsigned wait_s = DB_WAIT_MS / 1000;
+	unsigned wait_s = STORE_WAIT_MS / 1000;
 	struct scen_list all;
-	struct db *db;
+	struct store *db;
 	struct tally t = {0};
 	int64_t run_id;
 	int rc, ref_failed = 0;
@@ -240,12 +240,12 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 					   &all, &t);
 	}
 	rc = ref_failed ? 1 : 0;
-	if (db_run_finish(db, run_id, NULL) < 0) {
+	if (store_finish_run(db, run_id, NULL) < 0) {
 		fprintf(stderr, "sandproof smoke: cannot record the end of the run in %s: %s\n",
-			dbpath, db_last_error(db));
+			dbpath, store_get_error(db));
 		rc = 3;
 	}
-	db_close(db);
+	store_close(db);
 	scen_list_free(&all);
 	if (!t.lost)
 		printf("\nrecorded in %s\n", dbpath);

@@ -1,7 +1,8 @@
 /* merge.c - `sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]`
  * (report.h): joins per-OS databases into one cross-platform database.
  *
- * Inputs are opened read-only (db_open_readonly refuses missing, foreign
+ * Every database is reached through the store (sandproof/store.h).  Inputs
+ * are opened read-only (store_open_readonly refuses missing, foreign, corrupt
  * and newer-schema files before anything is written).  Every run is copied
  * with its OS and times, under a new id, with its results and evidence;
  * a run already copied (same os, started_at, harness version, seed and
@@ -23,10 +24,9 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
 
-#include "db.h"
 #include "report.h"
+#include "sandproof/store.h"
 
 struct merge_scen {
 	char *id, *area, *clauses, *claim, *file;
@@ -38,8 +38,8 @@ struct merge {
 	size_t n_sc;
 	char **runs;                 /* identity keys of copied runs */
 	size_t n_runs;
-	struct db *out;
-	struct db *in;
+	struct store *out;
+	struct store *in;
 	const char *in_path;
 	int64_t new_run;
 	size_t copied_runs, copied_results, skipped_runs;
@@ -74,91 +74,84 @@ static void scen_set(struct merge_scen *x, const char *area, const char *clauses
 	x->file = file ? dupn(file, oom) : NULL;
 }
 
-/* Reads the scenario table of one input.  db.h has no scenario reader: this
- * opens the same file read-only with sqlite directly, after
- * db_open_readonly() identified it as a sandproof database of our schema. */
-static int scen_read(struct merge *m, const char *path)
+/* One scenario row of an input: added, or merged into the one an earlier
+ * input gave (its columns replaced, its expect_json objects joined). */
+static int on_scenario(const struct store_scenario *sc, void *ctx)
 {
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct merge *m = ctx;
+	cJSON *ex = cJSON_Parse(sc->expect_json);
+	struct merge_scen *x = scen_find(m, sc->id);
 
-	rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(h, "SELECT id, area, clauses, claim, file, expect_json"
-					" FROM scenario ORDER BY id", -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 0);
-		cJSON *ex = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
-		struct merge_scen *x = scen_find(m, id);
+	if (!x) {
+		void *p = realloc(m->sc, (m->n_sc + 1) * sizeof *m->sc);
 
-		if (!x) {
-			void *p = realloc(m->sc, (m->n_sc + 1) * sizeof *m->sc);
-
-			if (!p) {
-				cJSON_Delete(ex);
-				m->oom = 1;
-				break;
-			}
-			m->sc = p;
-			x = &m->sc[m->n_sc++];
-			memset(x, 0, sizeof *x);
-			x->id = dupn(id, &m->oom);
-			x->expect = cJSON_CreateObject();
-		}
-		scen_set(x, (const char *)sqlite3_column_text(st, 1),
-			 (const char *)sqlite3_column_text(st, 2),
-			 (const char *)sqlite3_column_text(st, 3),
-			 (const char *)sqlite3_column_text(st, 4), &m->oom);
-		/* union of the platforms' expectations, this input's winning */
-		for (cJSON *e = cJSON_IsObject(ex) ? ex->child : NULL; e && x->expect; e = e->next) {
-			cJSON *d = cJSON_Duplicate(e, 1);
-
-			cJSON_DeleteItemFromObjectCaseSensitive(x->expect, e->string);
-			if (!d || !cJSON_AddItemToObject(x->expect, e->string, d)) {
-				cJSON_Delete(d);
-				m->oom = 1;
-			}
-		}
-		if (!x->expect)
+		if (!p) {
+			cJSON_Delete(ex);
 			m->oom = 1;
-		cJSON_Delete(ex);
-		rc = SQLITE_OK;
+			return -ENOMEM;
+		}
+		m->sc = p;
+		x = &m->sc[m->n_sc++];
+		memset(x, 0, sizeof *x);
+		x->id = dupn(sc->id, &m->oom);
+		x->expect = cJSON_CreateObject();
 	}
-	if (rc != SQLITE_DONE && !m->oom)
-		snprintf(m->err, sizeof m->err, "%s: reading scenarios: %s", path,
-			 h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
-	sqlite3_finalize(st);
-	sqlite3_close_v2(h);
-	if (m->oom)
+	scen_set(x, sc->area, sc->clauses, sc->claim, sc->file, &m->oom);
+	/* union of the platforms' expectations, this input's winning */
+	for (cJSON *e = cJSON_IsObject(ex) ? ex->child : NULL; e && x->expect; e = e->next) {
+		cJSON *d = cJSON_Duplicate(e, 1);
+
+		cJSON_DeleteItemFromObjectCaseSensitive(x->expect, e->string);
+		if (!d || !cJSON_AddItemToObject(x->expect, e->string, d)) {
+			cJSON_Delete(d);
+			m->oom = 1;
+		}
+	}
+	if (!x->expect)
+		m->oom = 1;
+	cJSON_Delete(ex);
+	return m->oom ? -ENOMEM : 0;
+}
+
+/* Reads the scenario table of the input db (at path) into m->sc. */
+static int scen_read(struct merge *m, struct store *db, const char *path)
+{
+	int r = store_read_scenarios(db, on_scenario, m);
+
+	if (m->oom) {
 		snprintf(m->err, sizeof m->err, "out of memory");
-	return m->oom ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
+		return -ENOMEM;
+	}
+	if (r)
+		snprintf(m->err, sizeof m->err, "%s: reading scenarios: %s", path,
+			 store_get_error(db));
+	return r ? -EIO : 0;
 }
 
 static int scen_put(struct merge *m, const struct merge_scen *x)
 {
 	char *ex = cJSON_PrintUnformatted(x->expect);
-	struct db_scenario sc = {
+	struct store_scenario sc = {
 		.id = x->id, .area = x->area, .clauses = x->clauses, .claim = x->claim,
 		.file = x->file, .expect_json = ex ? ex : "{}",
 	};
-	int r = db_scenario_put(m->out, &sc);
+	int r = store_put_scenario(m->out, &sc);
 
 	free(ex);
 	if (r)
-		snprintf(m->err, sizeof m->err, "scenario %s: %s", x->id, db_last_error(m->out));
+		snprintf(m->err, sizeof m->err, "scenario %s: %s", x->id, store_get_error(m->out));
 	return r;
 }
 
 /* ---- runs, results, evidence ------------------------------------------- */
 
 struct evs {
-	struct db_evidence *v;
+	struct store_evidence *v;
 	size_t n;
 	int oom;
 };
 
-static int on_evidence(int64_t id, const struct db_evidence *ev, void *ctx)
+static int on_evidence(int64_t id, const struct store_evidence *ev, void *ctx)
 {
 	struct evs *e = ctx;
 	void *p = realloc(e->v, (e->n + 1) * sizeof *e->v);
@@ -208,10 +201,10 @@ static int scen_standin(struct merge *m, const char *id)
 	return r;
 }
 
-static int on_result(const struct db_row *row, void *ctx)
+static int on_result(const struct store_result_row *row, void *ctx)
 {
 	struct merge *m = ctx;
-	struct db_result res = row->result;
+	struct store_result res = row->result;
 	struct evs e = {0};
 	int64_t id;
 	int r = 0;
@@ -219,18 +212,18 @@ static int on_result(const struct db_row *row, void *ctx)
 	if (!scen_find(m, res.scenario_id))
 		r = scen_standin(m, res.scenario_id);
 	if (r == 0)
-		r = db_foreach_evidence(m->in, row->id, on_evidence, &e);
+		r = store_read_evidence(m->in, row->id, on_evidence, &e);
 	if (r == 0) {
 		res.run_id = m->new_run;
-		id = db_result_add(m->out, &res, e.v, e.n);
+		id = store_add_result(m->out, &res, e.v, e.n);
 		if (id < 0) {
 			r = (int)id;
 			snprintf(m->err, sizeof m->err, "%s: result %lld: %s", m->in_path,
-				 (long long)row->id, db_last_error(m->out));
+				 (long long)row->id, store_get_error(m->out));
 		}
 	} else if (!m->err[0]) {
 		snprintf(m->err, sizeof m->err, "%s: result %lld: %s", m->in_path,
-			 (long long)row->id, db_last_error(m->in)[0] ? db_last_error(m->in)
+			 (long long)row->id, store_get_error(m->in)[0] ? store_get_error(m->in)
 								      : strerror(-r));
 	}
 	for (size_t k = 0; k < e.n; k++) {
@@ -242,10 +235,10 @@ static int on_result(const struct db_row *row, void *ctx)
 	return r;
 }
 
-static int on_run(const struct db_run_row *row, void *ctx)
+static int on_run(const struct store_run_row *row, void *ctx)
 {
 	struct merge *m = ctx;
-	const struct db_run *x = &row->run;
+	const struct store_run *x = &row->run;
 	char *key = NULL;
 	void *p;
 	int r;
@@ -269,15 +262,15 @@ static int on_run(const struct db_run_row *row, void *ctx)
 	}
 	m->runs = p;
 	m->runs[m->n_runs++] = key;
-	m->new_run = db_run_begin(m->out, x);
+	m->new_run = store_begin_run(m->out, x);
 	if (m->new_run < 0) {
 		snprintf(m->err, sizeof m->err, "%s: run %lld: %s", m->in_path, (long long)row->id,
-			 db_last_error(m->out));
+			 store_get_error(m->out));
 		return (int)m->new_run;
 	}
-	r = db_foreach_result(m->in, row->id, on_result, m);
-	if (r == 0 && row->finished_at && db_run_finish(m->out, m->new_run, row->finished_at)) {
-		snprintf(m->err, sizeof m->err, "run finish: %s", db_last_error(m->out));
+	r = store_read_results(m->in, row->id, on_result, m);
+	if (r == 0 && row->finished_at && store_finish_run(m->out, m->new_run, row->finished_at)) {
+		snprintf(m->err, sizeof m->err, "run finish: %s", store_get_error(m->out));
 		r = -EIO;
 	}
 	m->copied_runs += r == 0;
@@ -316,22 +309,23 @@ static int merge_into(struct merge *m, const char *tmp, char **in, int n_in)
 	char err[1024];
 	int r = 0;
 
-	/* identify every input before writing anything */
+	/* identify every input, and read its scenarios, before writing anything */
 	for (int k = 0; k < n_in && r == 0; k++) {
-		struct db *db = NULL;
+		struct store *db = NULL;
 
-		r = db_open_readonly(in[k], &db, err, sizeof err);
-		db_close(db);
+		r = store_open_readonly(in[k], &db, err, sizeof err);
 		if (r) {
 			fprintf(stderr, "sandproof: %s\n", err);
 			return REPORT_EXIT_USAGE;
 		}
-		if (scen_read(m, in[k]) != 0) {
+		r = scen_read(m, db, in[k]);
+		store_close(db);
+		if (r) {
 			fprintf(stderr, "sandproof: merge: %s\n", m->err);
 			return m->oom ? REPORT_EXIT_INTERNAL : REPORT_EXIT_USAGE;
 		}
 	}
-	r = db_open(tmp, &m->out, err, sizeof err);
+	r = store_open(tmp, &m->out, err, sizeof err);
 	if (r) {
 		fprintf(stderr, "sandproof: merge: %s\n", err);
 		return REPORT_EXIT_INTERNAL;
@@ -339,20 +333,20 @@ static int merge_into(struct merge *m, const char *tmp, char **in, int n_in)
 	for (size_t i = 0; i < m->n_sc && r == 0; i++)
 		r = scen_put(m, &m->sc[i]);
 	for (int k = 0; k < n_in && r == 0; k++) {
-		r = db_open_readonly(in[k], &m->in, err, sizeof err);
+		r = store_open_readonly(in[k], &m->in, err, sizeof err);
 		if (r) {
 			snprintf(m->err, sizeof m->err, "%s", err);
 			break;
 		}
 		m->in_path = in[k];
-		r = db_foreach_run(m->in, on_run, m);
+		r = store_read_runs(m->in, on_run, m);
 		if (r && !m->err[0])
-			snprintf(m->err, sizeof m->err, "%s: %s", in[k], db_last_error(m->in)[0]
-				 ? db_last_error(m->in) : strerror(-r));
-		db_close(m->in);
+			snprintf(m->err, sizeof m->err, "%s: %s", in[k], store_get_error(m->in)[0]
+				 ? store_get_error(m->in) : strerror(-r));
+		store_close(m->in);
 		m->in = NULL;
 	}
-	if (db_close(m->out) != 0 && r == 0) {
+	if (store_close(m->out) != 0 && r == 0) {
 		snprintf(m->err, sizeof m->err, "%s: close failed", tmp);
 		r = -EIO;
 	}
@@ -371,6 +365,77 @@ static const char merge_usage[] =
 "ALL.sqlite is replaced only with --force.  Exit 0 merged, 2 usage or bad\n"
 "input, 3 write error.\n";
 
+/* Refuses an output whose -wal log holds frames, then creates the empty
+ * file the merge is built in, beside out.  Returns its name (the caller
+ * frees it), or NULL with the message printed and *rc set. */
+static char *merge_tmp_create(const char *out, int *rc)
+{
+	char *tmp = NULL, *copy, side[PATH_MAX + 8];
+	struct stat st;
+	mode_t um;
+	int fd;
+
+	/* sqlite finds a database's log by name: a non-empty OUT-wal (a writer
+	 * has OUT open, or died in it) would be replayed over the new file and
+	 * corrupt it.  An empty one (and -shm) is what readers leave behind. */
+	snprintf(side, sizeof side, "%s-wal", out);
+	if (lstat(side, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size != 0)) {
+		fprintf(stderr, "sandproof: merge: %s is not empty: %s is in use or was not "
+			"closed cleanly; not replacing it\n", side, out);
+		*rc = REPORT_EXIT_USAGE;
+		return NULL;
+	}
+	copy = strdup(out);
+	if (!copy || asprintf(&tmp, "%s/.merge.tmp-XXXXXX", dirname(copy)) < 0) {
+		free(copy);
+		fprintf(stderr, "sandproof: merge: out of memory\n");
+		*rc = REPORT_EXIT_INTERNAL;
+		return NULL;
+	}
+	free(copy);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "sandproof: merge: %s: cannot create a file beside it: %s\n", out,
+			strerror(errno));
+		free(tmp);
+		*rc = REPORT_EXIT_USAGE;
+		return NULL;
+	}
+	um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);      /* mkstemp made it 0600 */
+	close(fd);                   /* empty: store_open gives it the schema */
+	return tmp;
+}
+
+/* Moves the finished database tmp into place as out and says so; returns
+ * the exit status. */
+static int merge_publish(const struct merge *m, const char *tmp, const char *out, int force,
+			 int n_in)
+{
+	char side[PATH_MAX + 8];
+	int rc = 0;
+
+	snprintf(side, sizeof side, "%s-wal", out);
+	unlink(side);                /* empty, checked above: stale reader files */
+	snprintf(side, sizeof side, "%s-shm", out);
+	unlink(side);
+	/* without --force: link() fails if the output appeared meanwhile */
+	if (force ? rename(tmp, out) != 0 : link(tmp, out) != 0) {
+		int e = errno;
+
+		fprintf(stderr, "sandproof: merge: %s: %s\n", out, strerror(e));
+		rc = e == EEXIST ? REPORT_EXIT_USAGE : REPORT_EXIT_INTERNAL;
+	} else {
+		printf("merged %zu runs (%zu results) from %d databases into %s",
+		       m->copied_runs, m->copied_results, n_in, out);
+		if (m->skipped_runs)
+			printf("; %zu duplicate runs skipped", m->skipped_runs);
+		printf("\n");
+	}
+	return rc;
+}
+
 int merge_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -379,9 +444,9 @@ int merge_main(int argc, char **argv)
 	};
 	struct merge m = {0};
 	const char *out = NULL;
-	char *tmp = NULL, *copy = NULL, side[PATH_MAX + 8];
+	char *tmp;
 	struct stat st;
-	int c, fd, force = 0, rc;
+	int c, force = 0, rc = 0;
 
 	report_getopt_reset();
 	while ((c = getopt_long(argc, argv, "o:fh", opts, NULL)) != -1) {
@@ -400,54 +465,12 @@ int merge_main(int argc, char **argv)
 		fprintf(stderr, "sandproof: merge: %s exists; give --force to replace it\n", out);
 		return REPORT_EXIT_USAGE;
 	}
-	/* sqlite finds a database's log by name: a non-empty OUT-wal (a writer
-	 * has OUT open, or died in it) would be replayed over the new file and
-	 * corrupt it.  An empty one (and -shm) is what readers leave behind. */
-	snprintf(side, sizeof side, "%s-wal", out);
-	if (lstat(side, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size != 0)) {
-		fprintf(stderr, "sandproof: merge: %s is not empty: %s is in use or was not "
-			"closed cleanly; not replacing it\n", side, out);
-		return REPORT_EXIT_USAGE;
-	}
-	copy = strdup(out);
-	if (!copy || asprintf(&tmp, "%s/.merge.tmp-XXXXXX", dirname(copy)) < 0) {
-		free(copy);
-		fprintf(stderr, "sandproof: merge: out of memory\n");
-		return REPORT_EXIT_INTERNAL;
-	}
-	free(copy);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "sandproof: merge: %s: cannot create a file beside it: %s\n", out,
-			strerror(errno));
-		free(tmp);
-		return REPORT_EXIT_USAGE;
-	}
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(fd, 0666 & ~um);  /* mkstemp made it 0600 */
-	}
-	close(fd);                   /* empty: db_open gives it the schema */
+	tmp = merge_tmp_create(out, &rc);
+	if (!tmp)
+		return rc;
 	rc = merge_into(&m, tmp, argv + optind, argc - optind);
-	if (rc == 0) {
-		snprintf(side, sizeof side, "%s-wal", out);
-		unlink(side);        /* empty, checked above: stale reader files */
-		snprintf(side, sizeof side, "%s-shm", out);
-		unlink(side);
-		/* without --force: link() fails if the output appeared meanwhile */
-		if (force ? rename(tmp, out) != 0 : link(tmp, out) != 0) {
-			fprintf(stderr, "sandproof: merge: %s: %s\n", out, strerror(errno));
-			rc = errno == EEXIST ? REPORT_EXIT_USAGE : REPORT_EXIT_INTERNAL;
-		} else {
-			printf("merged %zu runs (%zu results) from %d databases into %s",
-			       m.copied_runs, m.copied_results, argc - optind, out);
-			if (m.skipped_runs)
-				printf("; %zu duplicate runs skipped", m.skipped_runs);
-			printf("\n");
-		}
-	}
+	if (rc == 0)
+		rc = merge_publish(&m, tmp, out, force, argc - optind);
 	unlink_db(tmp);              /* after link(): the name only; after rename: gone */
 	free(tmp);
 	merge_free(&m);

@@ -10,12 +10,8 @@
  * verdict (fail > error > inconclusive > unsupported > skip > pass, the
  * latest among equals) and counts the repeats.
  *
- * Subcommands (argv[0] is the subcommand name; each returns the exit status:
- * 0 done, 1 regression (diff only), 2 usage or bad input, 3 internal error):
- *   report_main    sandproof report DB [--format html|junit|markdown|tap] [-o FILE]
- *   diff_main      sandproof diff OLD NEW [--runner R] | diff --baseline FILE NEW
- *   baseline_main  sandproof baseline DB -o FILE
- *   merge_main     sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force] */
+ * The subcommands (report_main, diff_main, baseline_main, merge_main) are
+ * declared in sandproof/report_cli.h, the one header the harness sees. */
 #ifndef SANDPROOF_REPORT_H
 #define SANDPROOF_REPORT_H
 
@@ -23,9 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define REPORT_EXIT_REGRESSION 1
-#define REPORT_EXIT_USAGE 2
-#define REPORT_EXIT_INTERNAL 3
+#include "sandproof/report_cli.h"   /* the subcommands and their exit statuses */
 
 /* Verdicts, in the schema's words; RV_NONE: no result in that cell. */
 enum report_verdict {
@@ -91,7 +85,7 @@ struct report_set {
 
 /* ---- loading (report_load.c) ------------------------------------------- */
 
-/* Reads the database at path (read-only, through db.h) into *set, the
+/* Reads the database at path (read-only, through the store) into *set, the
  * evidence of the shown cells too when with_evidence.  0, or -errno with a
  * message naming path in err: missing or unreadable file, not a sandproof
  * database, newer schema.  The caller frees *set with report_free(), also
@@ -188,12 +182,5 @@ int baseline_write(const struct report_set *s, FILE *f);
 /* Reads an export written by baseline_write() into *set (no runs, no
  * evidence).  0 or -errno with a message naming path in err. */
 int baseline_load(const char *path, struct report_set *set, char *err, size_t errlen);
-
-/* ---- subcommands ---------------------------------------------------------- */
-
-int report_main(int argc, char **argv);
-int diff_main(int argc, char **argv);
-int baseline_main(int argc, char **argv);
-int merge_main(int argc, char **argv);
 
 #endif

@@ -1,11 +1,11 @@
 /* report_load.c - a results database read into the report matrix
- * (report.h).  Read-only: the database is opened with db_open_readonly(),
+ * (report.h).  Read-only: the database is opened with store_open_readonly(),
  * which refuses a missing, foreign or newer-schema file untouched. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "sandproof/store.h"
 #include "report.h"
 
 static const char *const verdict_names[RV_N] = {
@@ -94,7 +94,7 @@ struct load {
 	int oom;
 };
 
-static int on_run(const struct db_run_row *row, void *ctx)
+static int on_run(const struct store_run_row *row, void *ctx)
 {
 	struct load *l = ctx;
 	struct report_set *s = l->set;
@@ -160,7 +160,7 @@ static char *area_guess(const char *id, int *oom)
 	return a;
 }
 
-static int on_result(const struct db_row *row, void *ctx)
+static int on_result(const struct store_result_row *row, void *ctx)
 {
 	struct load *l = ctx;
 	struct report_set *s = l->set;
@@ -208,7 +208,7 @@ struct ev_load {
 	int oom;
 };
 
-static int on_evidence(int64_t id, const struct db_evidence *ev, void *ctx)
+static int on_evidence(int64_t id, const struct store_evidence *ev, void *ctx)
 {
 	struct ev_load *e = ctx;
 	struct report_res *r = e->r;
@@ -324,19 +324,19 @@ int report_load(const char *path, int with_evidence, struct report_set *set,
 {
 	struct load l = { .set = set };
 	unsigned *older = NULL;
-	struct db *db = NULL;
+	struct store *db = NULL;
 	int r;
 
 	memset(set, 0, sizeof *set);
 	set->source = strdup(path);
 	if (!set->source)
 		return -ENOMEM;
-	r = db_open_readonly(path, &db, err, errlen);
+	r = store_open_readonly(path, &db, err, errlen);
 	if (r)
 		return r;
-	r = db_foreach_run(db, on_run, &l);
+	r = store_read_runs(db, on_run, &l);
 	if (r == 0)
-		r = db_foreach_result(db, 0, on_result, &l);
+		r = store_read_results(db, 0, on_result, &l);
 	if (r == 0)
 		r = latest_only(set, &older);
 	if (r == 0)
@@ -356,12 +356,12 @@ int report_load(const char *path, int with_evidence, struct report_set *set,
 		struct ev_load e = { .r = set->cells[i] };
 
 		if (e.r)
-			r = db_foreach_evidence(db, e.r->id, on_evidence, &e);
+			r = store_read_evidence(db, e.r->id, on_evidence, &e);
 	}
 	if (r && !err[0])
 		snprintf(err, errlen, "%s: %s", path,
-			 db_last_error(db)[0] ? db_last_error(db) : strerror(-r));
+			 store_get_error(db)[0] ? store_get_error(db) : strerror(-r));
 	free(older);
-	db_close(db);
+	store_close(db);
 	return r;
 }

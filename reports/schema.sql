@@ -1,10 +1,11 @@
 -- reports/schema.sql - the sandproof results database, one file per OS
 -- (<out>/<os>.sqlite, e.g. sandproof-out/linux.sqlite).
 --
--- harness/db.c carries a byte-identical copy of this text (test_db checks it)
--- and runs it once, in one transaction, on a new database.  Reports, diff,
--- merge and ad-hoc queries rely on the table and column names below: change
--- or drop none of them without raising user_version.
+-- The one copy of the schema: the build compiles this text into the results
+-- store (reports/store, store_schema_sql), which runs it once, in one
+-- transaction, on a new database.  Reports, diff, merge and ad-hoc queries
+-- rely on the table and column names below: change or drop none of them
+-- without raising user_version (and STORE_SCHEMA_VERSION with it).
 --
 -- Conventions:
 --   times        ISO 8601 UTC text with milliseconds, '2025-06-01T12:34:56.789Z'
@@ -13,7 +14,7 @@
 --   NULL         unknown or not applicable, never an empty string by design
 --   verdicts     pass, fail, skip, unsupported, inconclusive, error
 --
--- The harness opens the file in WAL mode and commits one transaction per
+-- The store opens the file in WAL mode and commits one transaction per
 -- result (with its evidence), so a run killed at any point leaves a database
 -- that passes PRAGMA integrity_check and holds every finished result.
 

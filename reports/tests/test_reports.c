@@ -3,7 +3,7 @@
  * Usage: test_reports [PATH/reports/tests]   (the directory holding
  * junit.xsd, check_junit.py and check_html.py; default: the current one)
  *
- * Builds small databases with the db.h write API - several scenarios and
+ * Builds small databases through the store (sandproof/store.h) - several scenarios and
  * runners, every verdict, a repeated result, an older run, and evidence
  * holding markup, '&', invalid UTF-8 and control characters - then runs each
  * subcommand in a forked child (its stdout and stderr into files) and checks
@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "t.h"
-#include "db.h"
+#include "sandproof/store.h"
 #include "report.h"
 
 #ifndef TEST_DIR
@@ -153,42 +152,42 @@ static const char *const EVIL_EV =
 	"<script>alert('x')</script> & \"quoted\" ]]> \x01\x1b[31m bad utf8 \xff\xfe end\n"
 	"```\n<script>fenced()</script>\n";
 
-static void scen(struct db *db, const char *id, const char *area, const char *claim)
+static void scen(struct store *db, const char *id, const char *area, const char *claim)
 {
-	struct db_scenario s = {
+	struct store_scenario s = {
 		.id = id, .area = area, .clauses = "FS-1", .claim = claim,
 		.file = "scenarios/x.lua", .expect_json = "{\"linux\":[\"pass\"]}",
 	};
 
-	if (db_scenario_put(db, &s))
-		fprintf(stderr, "scenario %s: %s\n", id, db_last_error(db));
+	if (store_put_scenario(db, &s))
+		fprintf(stderr, "scenario %s: %s\n", id, store_get_error(db));
 }
 
-static int64_t run(struct db *db, const char *os, const char *started, const char *runners)
+static int64_t run(struct store *db, const char *os, const char *started, const char *runners)
 {
-	struct db_run r = {
+	struct store_run r = {
 		.started_at = started, .os = os, .kernel = "6.18.0", .arch = "x86_64",
 		.user = "tester", .uid = 1000, .harness_version = "0.1.0",
 		.git_revision = "abc123", .runners = runners, .seed = 7,
 		.env_json = "{\"landlock_abi\":7,\"seccomp_notify\":true,\"userns\":{\"kernel.x\":\"1\"}}",
 	};
-	int64_t id = db_run_begin(db, &r);
+	int64_t id = store_begin_run(db, &r);
 
 	if (id < 0)
-		fprintf(stderr, "run: %s\n", db_last_error(db));
+		fprintf(stderr, "run: %s\n", store_get_error(db));
 	return id;
 }
 
-static void res(struct db *db, int64_t run_id, const char *runner, const char *sid,
+static void res(struct store *db, int64_t run_id, const char *runner, const char *sid,
 		const char *verdict, const char *reason, const char *evidence)
 {
-	struct db_result r = {
+	struct store_result r = {
 		.run_id = run_id, .runner = runner, .scenario_id = sid, .verdict = verdict,
 		.expected = "pass", .observed = "denied <b>bold</b>", .reason = reason,
 		.attempts = 1, .windows_hit = -1, .min_windows = -1, .seed = 7,
 		.duration_ms = 12,
 	};
-	struct db_evidence ev[2] = {
+	struct store_evidence ev[2] = {
 		{ "probe", evidence ? evidence : "{\"op\":\"write\",\"ok\":true}" },
 		{ "stderr", "tail & more" },
 	};
@@ -200,8 +199,8 @@ static void res(struct db *db, int64_t run_id, const char *runner, const char *s
 		r.windows_hit = 3;
 		r.min_windows = 10;
 	}
-	if (db_result_add(db, &r, ev, 2) < 0)
-		fprintf(stderr, "result %s/%s: %s\n", sid, runner, db_last_error(db));
+	if (store_add_result(db, &r, ev, 2) < 0)
+		fprintf(stderr, "result %s/%s: %s\n", sid, runner, store_get_error(db));
 }
 
 /* Database A (linux): an older run, then a run of ref and none over five
@@ -209,11 +208,11 @@ static void res(struct db *db, int64_t run_id, const char *runner, const char *s
  * error) and not at all for none. */
 static int make_a(const char *path, const char *net_ref, const char *net_none)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
 	int64_t r1, r2;
 
-	if (db_open(path, &db, err, sizeof err)) {
+	if (store_open(path, &db, err, sizeof err)) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -224,7 +223,7 @@ static int make_a(const char *path, const char *net_ref, const char *net_none)
 	scen(db, "proc.tree", "proc", "the tree dies");
 	r1 = run(db, "linux", "2025-01-01T00:00:00.000Z", "ref");
 	res(db, r1, "ref", "fs.write.outside", "fail", NULL, NULL);
-	db_run_finish(db, r1, "2025-01-01T00:01:00.000Z");
+	store_finish_run(db, r1, "2025-01-01T00:01:00.000Z");
 	r2 = run(db, "linux", "2025-06-01T12:00:00.000Z", "ref,none");
 	res(db, r2, "ref", "fs.write.outside", "pass", NULL, NULL);
 	res(db, r2, "none", "fs.write.outside", "fail", NULL, EVIL_EV);
@@ -236,52 +235,52 @@ static int make_a(const char *path, const char *net_ref, const char *net_none)
 	res(db, r2, "none", "net.deny", net_none, NULL, NULL);
 	res(db, r2, "ref", "proc.tree", "pass", NULL, NULL);
 	res(db, r2, "ref", "proc.tree", "error", "repeat 2 broke", NULL);
-	db_run_finish(db, r2, "2025-06-01T12:05:00.000Z");
-	return db_close(db);
+	store_finish_run(db, r2, "2025-06-01T12:05:00.000Z");
+	return store_close(db);
 }
 
 /* A later run appended to a copy of A: ref net.deny gets worse, none's
  * gets better. */
 static int add_later_run(const char *path, const char *net_ref, const char *net_none)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
 	int64_t r3;
 
-	if (db_open(path, &db, err, sizeof err))
+	if (store_open(path, &db, err, sizeof err))
 		return -1;
 	r3 = run(db, "linux", "2025-07-01T00:00:00.000Z", "ref,none");
 	res(db, r3, "ref", "fs.write.outside", "pass", NULL, NULL);
 	res(db, r3, "ref", "net.deny", net_ref, NULL, NULL);
 	res(db, r3, "none", "net.deny", net_none, NULL, NULL);
-	db_run_finish(db, r3, NULL);
-	return db_close(db);
+	store_finish_run(db, r3, NULL);
+	return store_close(db);
 }
 
 /* A one-run database of os with two scenarios for ref, both pass. */
 static int make_os(const char *path, const char *os, const char *started)
 {
-	struct db *db;
+	struct store *db;
 	char err[512];
-	struct db_scenario s = {
+	struct store_scenario s = {
 		.id = "net.deny", .area = "net", .clauses = "NET-1", .claim = "no network",
 		.expect_json = NULL,
 	};
 	int64_t r;
 	char ex[128];
 
-	if (db_open(path, &db, err, sizeof err))
+	if (store_open(path, &db, err, sizeof err))
 		return -1;
 	snprintf(ex, sizeof ex, "{\"%s\":[\"denied\"]}", os);
 	s.expect_json = ex;
-	db_scenario_put(db, &s);
+	store_put_scenario(db, &s);
 	scen(db, !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "fs", "os specific");
 	r = run(db, os, started, "ref");
 	res(db, r, "ref", "net.deny", "pass", NULL, NULL);
 	res(db, r, "ref", !strcmp(os, "linux") ? "fs.linux_only" : "fs.macos_only", "pass",
 	    NULL, NULL);
-	db_run_finish(db, r, NULL);
-	return db_close(db);
+	store_finish_run(db, r, NULL);
+	return store_close(db);
 }
 
 /* A byte copy (a closed database has no -wal to carry along). */
@@ -302,19 +301,84 @@ static int copy_file(const char *from, const char *to)
 	return r;
 }
 
-static int64_t sq_int(const char *path, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1000;
+/* What a database holds, read back through the store. */
+struct db_tally {
+	struct store *db;
+	int64_t runs, results, evidence;
+	char os[4][16];              /* the distinct OSes of its runs */
+	int n_os;
+	int net_deny_union;          /* scenario net.deny expects denied on linux and macos */
+};
 
-	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
+static int tally_run(const struct store_run_row *row, void *ctx)
+{
+	struct db_tally *t = ctx;
+	int i;
+
+	t->runs++;
+	for (i = 0; i < t->n_os && strcmp(t->os[i], row->run.os); i++)
+		;
+	if (i == t->n_os && t->n_os < 4)
+		snprintf(t->os[t->n_os++], sizeof t->os[0], "%s", row->run.os);
+	return 0;
+}
+
+static int tally_evidence(int64_t id, const struct store_evidence *ev, void *ctx)
+{
+	(void)id;
+	(void)ev;
+	((struct db_tally *)ctx)->evidence++;
+	return 0;
+}
+
+static int tally_result(const struct store_result_row *row, void *ctx)
+{
+	struct db_tally *t = ctx;
+
+	t->results++;
+	return store_read_evidence(t->db, row->id, tally_evidence, t);
+}
+
+/* expect_json's first outcome for os, or "". */
+static const char *expect_first(const cJSON *ex, const char *os)
+{
+	const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ex, os), 0);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int tally_scenario(const struct store_scenario *sc, void *ctx)
+{
+	struct db_tally *t = ctx;
+	cJSON *ex;
+
+	if (strcmp(sc->id, "net.deny"))
+		return 0;
+	ex = cJSON_Parse(sc->expect_json);
+	t->net_deny_union = !strcmp(expect_first(ex, "linux"), "denied") &&
+			    !strcmp(expect_first(ex, "macos"), "denied");
+	cJSON_Delete(ex);
+	return 0;
+}
+
+/* Fills *t from the database at path; 0 or -errno. */
+static int db_tally(const char *path, struct db_tally *t)
+{
+	char err[512];
+	int r;
+
+	memset(t, 0, sizeof *t);
+	r = store_open_readonly(path, &t->db, err, sizeof err);
+	if (r) {
+		printf("# %s\n", err);
+		return r;
+	}
+	r = store_read_runs(t->db, tally_run, t);
+	r = r ?: store_read_results(t->db, 0, tally_result, t);
+	r = r ?: store_read_scenarios(t->db, tally_scenario, t);
+	store_close(t->db);
+	t->db = NULL;
+	return r;
 }
 
 /* ---- checks ------------------------------------------------------------ */
@@ -497,8 +561,6 @@ static int fails_naming(int (*fn)(int, char **), int want, const char *what, ...
 
 static void check_bad_input(const char *a)
 {
-	sqlite3 *h;
-
 	t_ok(fails_naming(report_main, 2, "missing.sqlite: cannot open", "report",
 			  P("missing.sqlite"), NULL), "missing database: exit 2, named");
 	t_ok(fails_naming(baseline_main, 2, "missing.sqlite: cannot open", "baseline",
@@ -507,10 +569,7 @@ static void check_bad_input(const char *a)
 	t_ok(fails_naming(diff_main, 2, "junk.sqlite: not a sqlite database", "diff", a,
 			  P("junk.sqlite"), NULL), "non-sqlite file: exit 2, named");
 	copy_file(a, P("newer.sqlite"));
-	if (sqlite3_open(P("newer.sqlite"), &h) == SQLITE_OK) {
-		sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
-		sqlite3_close(h);
-	}
+	sh("sqlite3 %s 'PRAGMA user_version = 99'", P("newer.sqlite"));
 	t_ok(fails_naming(report_main, 2, "newer.sqlite: schema version 99 is newer", "report",
 			  P("newer.sqlite"), "--format", "tap", NULL), "newer schema: exit 2, named");
 	sh("echo '{\"format\": \"sandproof-baseline\", \"version\": 2, \"results\": {}}' > %s",
@@ -530,6 +589,7 @@ static void check_bad_input(const char *a)
 
 static void check_merge(void)
 {
+	struct db_tally t;
 	char *h;
 	struct stat st1, st2;
 
@@ -537,15 +597,10 @@ static void check_merge(void)
 	make_os(P("macos.sqlite"), "macos", "2025-06-01T00:00:01.000Z");
 	t_ok(sub(merge_main, NULL, NULL, "merge", P("linux.sqlite"), P("macos.sqlite"), "-o",
 		 P("all.sqlite"), NULL) == 0, "merge A B -o ALL exits 0");
-	t_ok(sq_int(P("all.sqlite"), "SELECT count(*) FROM run") == 2 &&
-	     sq_int(P("all.sqlite"), "SELECT count(DISTINCT os) FROM run") == 2 &&
-	     sq_int(P("all.sqlite"), "SELECT count(*) FROM result") == 4 &&
-	     sq_int(P("all.sqlite"), "SELECT count(*) FROM evidence") == 8,
+	t_ok(db_tally(P("all.sqlite"), &t) == 0 && t.runs == 2 && t.n_os == 2 &&
+	     t.results == 4 && t.evidence == 8,
 	     "merged: both runs keep their OS, with every result and evidence");
-	t_ok(sq_int(P("all.sqlite"), "SELECT count(*) FROM scenario WHERE id = 'net.deny' AND "
-		    "json_extract(expect_json, '$.linux[0]') = 'denied' AND "
-		    "json_extract(expect_json, '$.macos[0]') = 'denied'") == 1,
-	     "merged scenario expectations are the union of the platforms'");
+	t_ok(t.net_deny_union, "merged scenario expectations are the union of the platforms'");
 	t_ok(sub(report_main, NULL, NULL, "report", P("all.sqlite"), "-o", P("all.html"), NULL) == 0,
 	     "report of the merged database exits 0");
 	h = slurp(P("all.html"));
@@ -559,7 +614,7 @@ static void check_merge(void)
 	     st1.st_size == st2.st_size, "an existing output is refused without --force, untouched");
 	t_ok(sub(merge_main, NULL, NULL, "merge", P("linux.sqlite"), P("linux.sqlite"), "-o",
 		 P("all.sqlite"), "--force", NULL) == 0 &&
-	     sq_int(P("all.sqlite"), "SELECT count(*) FROM run") == 1,
+	     db_tally(P("all.sqlite"), &t) == 0 && t.runs == 1,
 	     "--force replaces it; a run given twice is copied once");
 	sh("echo frames > %s", P("busy.sqlite-wal"));
 	t_ok(fails_naming(merge_main, 2, "busy.sqlite-wal is not empty", "merge", P("linux.sqlite"),
@@ -592,7 +647,7 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	t_ok(make_a(P("a.sqlite"), "pass", "fail") == 0, "database A built with the db.h write API");
+	t_ok(make_a(P("a.sqlite"), "pass", "fail") == 0, "database A built through the store");
 	copy_file(P("a.sqlite"), P("b.sqlite"));
 	add_later_run(P("b.sqlite"), "fail", "pass");
 	copy_file(P("a.sqlite"), P("c.sqlite"));
