@@ -72,7 +72,9 @@ typedef int (*proc_action_fn)(void *ctx, int k, const char *syscall, pid_t pid);
 
 struct proc_opts {
 	char *const *argv;        /* argv[0] a path, or a name searched in envp's
-				     PATH (default /usr/local/bin:/usr/bin:/bin) */
+				     PATH (default /usr/local/bin:/usr/bin:/bin)
+				     as execvp does: an empty element is the
+				     working directory */
 	char *const *envp;        /* NULL: the caller's environ */
 	const char *cwd;          /* NULL: the caller's */
 	const void *stdin_data;   /* may be NULL when stdin_len is 0 */

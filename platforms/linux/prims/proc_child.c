@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +16,8 @@
 #include <unistd.h>
 
 #include <linux/seccomp.h>
+
+#include "pathexec.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -79,38 +80,6 @@ static void proc_private_mounts(struct proc_shm *shm)
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		proc_fail(shm, "mount private", errno);
-}
-
-/* execve argv[0], searched in envp's PATH when it has no '/'.  Returns the
- * errno describing the failure best (EACCES over ENOENT). */
-static int proc_exec(char *const argv[], char *const envp[])
-{
-	const char *path = "/usr/local/bin:/usr/bin:/bin";
-	char full[PATH_MAX];
-	int best = ENOENT;
-
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
-		return errno;
-	}
-	for (size_t i = 0; envp[i]; i++)
-		if (strncmp(envp[i], "PATH=", 5) == 0)
-			path = envp[i] + 5;
-	while (*path) {
-		const char *end = strchrnul(path, ':');
-		int n = (int)(end - path);
-
-		if (snprintf(full, sizeof(full), "%.*s/%s", n ? n : 1,
-			     n ? path : ".", argv[0]) < (int)sizeof(full)) {
-			execve(full, argv, envp);
-			if (errno == EACCES)
-				best = EACCES;
-			else if (errno != ENOENT && errno != ENOTDIR && best != EACCES)
-				best = errno;
-		}
-		path = *end ? end + 1 : end;
-	}
-	return best;
 }
 
 /* Tie the child to the caller and give it the run's stdio: die with the
@@ -213,5 +182,5 @@ _Noreturn void proc_child(const struct proc_plan *p)
 		proc_fail(p->shm, "pdeathsig", ESRCH);
 	if (p->f)
 		proc_child_filter(p);
-	proc_fail(p->shm, "exec", proc_exec(o->argv, o->envp ? o->envp : environ));
+	proc_fail(p->shm, "exec", pathexec_execve(o->argv, o->envp ? o->envp : environ));
 }
