@@ -31,6 +31,7 @@
 #include "sandproof/platform.h"
 #include "protect.h"
 #include "spawn.h"
+#include "userns.h"
 
 #define PROTECT_EV_BATCH 16
 
@@ -220,80 +221,15 @@ void platform_enforcement(const struct plan *plan, struct enforcement *e)
 	*e = plan->enf;
 }
 
-static int write_file(pid_t pid, const char *name, const char *text)
-{
-	char path[64];
-	int fd, rc = 0;
-	size_t n = strlen(text);
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, n) != (ssize_t)n)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* Our own id ranges as identity lines ("id id count"), from
- * /proc/self/{uid,gid}_map: inside our namespace those ids exist, so the
- * sandbox may see exactly them, unchanged. */
-static int own_ranges(const char *file, char *out, size_t outlen)
-{
-	char path[64], line[128];
-	size_t used = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/%s", file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	out[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long in, outside, count;
-
-		if (sscanf(line, "%lu %lu %lu", &in, &outside, &count) != 3)
-			continue;
-		used += (size_t)snprintf(out + used, outlen - used, "%lu %lu %lu\n", in, in, count);
-		if (used >= outlen) {
-			fclose(f);
-			return -E2BIG;
-		}
-	}
-	fclose(f);
-	return used ? 0 : -ENOENT;
-}
-
-/* Identity maps.  Unprivileged: the caller's own uid and gid only (and
- * setgroups denied, as the kernel requires).  Root (in whatever user
- * namespace the runner itself runs): every id range that exists there, so
- * ownership inside looks as it does outside; the command still runs with
- * no capability at all. */
+/* Identity maps (common/userns.h).  Unprivileged: the runner's own uid
+ * and gid only (and setgroups denied, as the kernel requires).  Root (in
+ * whatever user namespace the runner itself runs): every id range that
+ * exists there, so ownership inside looks as it does outside; the command
+ * still runs with no capability at all. */
 static int maps_write(pid_t pid, struct setup_error *err)
 {
-	char map[1024];
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	int rc;
+	int rc = userns_write_maps(pid, USERNS_MAP_AUTO, NULL);
 
-	if (uid == 0) {
-		rc = own_ranges("uid_map", map, sizeof(map));
-		if (rc == 0)
-			rc = write_file(pid, "uid_map", map);
-		if (rc == 0)
-			rc = own_ranges("gid_map", map, sizeof(map));
-		if (rc == 0)
-			rc = write_file(pid, "gid_map", map);
-	} else {
-		rc = write_file(pid, "setgroups", "deny");
-		snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
-		if (rc == 0)
-			rc = write_file(pid, "uid_map", map);
-		snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
-		if (rc == 0)
-			rc = write_file(pid, "gid_map", map);
-	}
 	return rc < 0 ? setup_err(err, "uid_map", -rc, "cannot write the id maps") : 0;
 }
 

@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "userns.h"
+
 #define LAB_DEFAULT_TIMEOUT_MS 10000
 
 struct keeper_msg {
@@ -136,49 +138,15 @@ out:
 	}
 }
 
-static int keeper_write_file(pid_t pid, const char *name, const char *text)
-{
-	char path[64];
-	ssize_t len = (ssize_t)strlen(text), n;
-	int fd, rc = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	if (n != len)
-		rc = n < 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
-}
-
-/* Identity maps for the keeper's new user namespace.  Unprivileged, only
- * our own ids can be mapped and setgroups must be denied first (so nobody
+/* Identity maps for the keeper's new user namespace (common/userns.h):
+ * every id as root, else only our own, setgroups denied first (so nobody
  * in the lab can drop a supplementary group used as a deny rule).  The
  * keeper is our unreaped child, so its pid names it until we wait. */
 static int keeper_write_maps(pid_t pid, char *err, size_t errlen)
 {
-	char m[64];
-	int rc;
+	int rc = userns_write_maps(pid, USERNS_MAP_AUTO, NULL);
 
-	if (geteuid() == 0) {
-		if ((rc = keeper_write_file(pid, "uid_map", "0 0 4294967295\n")) < 0 ||
-		    (rc = keeper_write_file(pid, "gid_map", "0 0 4294967295\n")) < 0)
-			goto fail;
-		return 0;
-	}
-	if ((rc = keeper_write_file(pid, "setgroups", "deny")) < 0)
-		goto fail;
-	snprintf(m, sizeof(m), "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
-	if ((rc = keeper_write_file(pid, "uid_map", m)) < 0)
-		goto fail;
-	snprintf(m, sizeof(m), "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
-	if ((rc = keeper_write_file(pid, "gid_map", m)) < 0)
-		goto fail;
-	return 0;
-fail:
-	if (err)
+	if (rc < 0)
 		snprintf(err, errlen, "write keeper id maps: %s", strerror(-rc));
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <linux/seccomp.h>
 
 #include "pathexec.h"
+#include "userns.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -30,19 +31,6 @@ _Noreturn static void proc_fail(struct proc_shm *shm, const char *step, int err)
 	snprintf(shm->step, sizeof(shm->step), "%s", step);
 	__atomic_store_n(&shm->err, err ? err : EIO, __ATOMIC_RELEASE);
 	_exit(127);
-}
-
-static int proc_write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-	size_t n = strlen(text);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, text, n) != (ssize_t)n)
-		r = errno ? errno : EIO;
-	close(fd);
-	return r;
 }
 
 static bool proc_same_ns(int fd, const char *self)
@@ -59,24 +47,20 @@ static bool proc_same_ns(int fd, const char *self)
  * map (the program keeps its uid, files it writes keep their owner). */
 static void proc_private_mounts(struct proc_shm *shm)
 {
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	char map[64];
+	struct userns_maps maps;
+	const char *failed = "uid_map";
 	int e;
 
+	/* Our own ids, read before the unshare makes them unmapped. */
+	if ((e = userns_maps_plan(USERNS_MAP_OWN, &maps, &failed)) < 0)
+		proc_fail(shm, failed, -e);
 	if (unshare(CLONE_NEWNS) < 0) {
 		if (errno != EPERM)
 			proc_fail(shm, "unshare mount", errno);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 			proc_fail(shm, "unshare user+mount", errno);
-		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-		if ((e = proc_write_file("/proc/self/uid_map", map)))
-			proc_fail(shm, "uid_map", e);
-		if ((e = proc_write_file("/proc/self/setgroups", "deny")))
-			proc_fail(shm, "setgroups", e);
-		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-		if ((e = proc_write_file("/proc/self/gid_map", map)))
-			proc_fail(shm, "gid_map", e);
+		if ((e = userns_maps_write(0, &maps, &failed)) < 0)
+			proc_fail(shm, failed, -e);
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		proc_fail(shm, "mount private", errno);
