@@ -126,6 +126,8 @@ static int proc_validate(const struct proc_opts *o)
 		return -EINVAL;
 	if (o->hold_at < 0 || (o->fault_syscall && !*o->fault_syscall))
 		return -EINVAL;
+	if (o->fault_more_syscalls && o->fault_more_syscalls[0] && !o->fault_syscall)
+		return -EINVAL;
 	if (o->hold_comm && (!*o->hold_comm || strlen(o->hold_comm) > 15))
 		return -EINVAL;
 	return 0;

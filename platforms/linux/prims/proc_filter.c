@@ -25,43 +25,74 @@ static int proc_resolve(const char *name)
 	return nr == __NR_SCMP_ERROR || nr < 0 ? -EINVAL : nr;
 }
 
-/* Add the FAULT rule of o to ctx.  nth <= 1 without once is a plain
- * errno rule (with arg1: only for calls whose second argument matches);
- * otherwise a notification the parent answers (proc_filter_answer).
- * Returns the faulted syscall's number, or -errno. */
+/* Is nr one of the syscalls o faults? */
+static bool proc_filter_faults(const struct proc_opts *o, int nr)
+{
+	if (!o->fault_syscall)
+		return false;
+	if (proc_resolve(o->fault_syscall) == nr)
+		return true;
+	for (size_t i = 0; o->fault_more_syscalls && o->fault_more_syscalls[i]; i++)
+		if (proc_resolve(o->fault_more_syscalls[i]) == nr)
+			return true;
+	return false;
+}
+
+/* The plain FAULT rule for the syscall name: every call fails (with
+ * arg1: only calls whose second argument matches).  0 or -errno. */
+static int proc_filter_add_errno(scmp_filter_ctx ctx, const struct proc_opts *o,
+				 const char *name)
+{
+	uint32_t act = SCMP_ACT_ERRNO((uint32_t)o->fault_errno);
+	int nr = proc_resolve(name), r;
+
+	if (nr < 0)
+		return -EINVAL;
+	if (o->fault_arg1_set)
+		/* compared as 32 bits, as the kernel reads an int */
+		r = seccomp_rule_add(ctx, act, nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+							      (uint32_t)o->fault_arg1));
+	else
+		r = seccomp_rule_add(ctx, act, nr, 0);
+	return r == -EEXIST ? 0 : r; /* EEXIST: listed twice */
+}
+
+/* Add the FAULT rules of o to ctx.  nth <= 1 without once is a plain
+ * errno rule per faulted syscall; otherwise one syscall is notified and
+ * the parent answers (proc_filter_answer).  0 or -errno. */
 static int proc_filter_add_fault(scmp_filter_ctx ctx, const struct proc_opts *o,
 				 struct proc_filter *f)
 {
-	uint32_t act = SCMP_ACT_ERRNO((uint32_t)o->fault_errno);
+	const char *const *more = o->fault_more_syscalls;
 	int nr = proc_resolve(o->fault_syscall), r;
 
 	if (nr < 0 || o->fault_errno < 1 || o->fault_errno > 4095)
 		return -EINVAL;
-	if (o->fault_nth <= 1 && !o->fault_once && o->fault_arg1_set) {
-		/* compared as 32 bits, as the kernel reads an int */
-		r = seccomp_rule_add(ctx, act, nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-							      (uint32_t)o->fault_arg1));
-	} else if (o->fault_nth <= 1 && !o->fault_once) {
-		r = seccomp_rule_add(ctx, act, nr, 0);
-	} else if (o->fault_arg1_set) {
-		r = -EINVAL; /* counted faults see every call: no argument filter */
-	} else {
-		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-		f->fault_nr = nr;
-		f->notify = true;
+	if (o->fault_nth <= 1 && !o->fault_once) {
+		r = proc_filter_add_errno(ctx, o, o->fault_syscall);
+		for (size_t i = 0; r == 0 && more && more[i]; i++)
+			r = proc_filter_add_errno(ctx, o, more[i]);
+		return r;
 	}
-	return r < 0 ? r : nr;
+	/* Counted faults see every call of one syscall: no argument filter,
+	 * no second syscall. */
+	if (o->fault_arg1_set || (more && more[0]))
+		return -EINVAL;
+	r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	f->fault_nr = nr;
+	f->notify = true;
+	return r;
 }
 
-/* Add a notification rule per HOLD syscall of o (fault_nr: the faulted
- * syscall, which may not be held too, or -1).  0 or -errno. */
+/* Add a notification rule per HOLD syscall of o (none of them may be
+ * faulted too).  0 or -errno. */
 static int proc_filter_add_holds(scmp_filter_ctx ctx, const struct proc_opts *o,
-				 struct proc_filter *f, int fault_nr)
+				 struct proc_filter *f)
 {
 	for (size_t i = 0; o->hold_syscalls && o->hold_syscalls[i]; i++) {
 		int nr = proc_resolve(o->hold_syscalls[i]), r;
 
-		if (nr < 0 || nr == fault_nr || f->nhold == PROC_MAX_HOLD)
+		if (nr < 0 || proc_filter_faults(o, nr) || f->nhold == PROC_MAX_HOLD)
 			return -EINVAL;
 		f->hold_nr[f->nhold++] = nr;
 		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
@@ -105,7 +136,7 @@ out:
 int proc_filter_build(const struct proc_opts *o, struct proc_filter *f)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int r = 0, fault_nr = -1;
+	int r = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->fault_nr = -1;
@@ -114,9 +145,9 @@ int proc_filter_build(const struct proc_opts *o, struct proc_filter *f)
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW) < 0)
 		r = -EINVAL;
 	if (r == 0 && o->fault_syscall)
-		r = fault_nr = proc_filter_add_fault(ctx, o, f);
-	if (r >= 0)
-		r = proc_filter_add_holds(ctx, o, f, fault_nr);
+		r = proc_filter_add_fault(ctx, o, f);
+	if (r == 0)
+		r = proc_filter_add_holds(ctx, o, f);
 	if (r == 0)
 		r = proc_filter_export(ctx, f);
 	if (r == -EOPNOTSUPP)
