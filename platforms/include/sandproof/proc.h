@@ -20,7 +20,8 @@
  *              processes of the tree count, in arrival order), or with
  *              fault_once only at its nth call (single shot: a step that
  *              retries, or that another layer masks, is then seen as such).
- *              nth <= 1 without once is a plain SECCOMP_RET_ERRNO rule;
+ *              nth <= 1 without once is a plain SECCOMP_RET_ERRNO rule,
+ *              and then more syscalls may fail alike (fault_more_syscalls);
  *              otherwise user notification: the parent continues every
  *              call but the faulted ones, which it answers with the error;
  *       HOLD   user notification for a list of syscalls: the parent counts
@@ -72,7 +73,9 @@ typedef int (*proc_action_fn)(void *ctx, int k, const char *syscall, pid_t pid);
 
 struct proc_opts {
 	char *const *argv;        /* argv[0] a path, or a name searched in envp's
-				     PATH (default /usr/local/bin:/usr/bin:/bin) */
+				     PATH (default /usr/local/bin:/usr/bin:/bin)
+				     as execvp does: an empty element is the
+				     working directory */
 	char *const *envp;        /* NULL: the caller's environ */
 	const char *cwd;          /* NULL: the caller's */
 	const void *stdin_data;   /* may be NULL when stdin_len is 0 */
@@ -92,6 +95,9 @@ struct proc_opts {
 	bool fault_arg1_set;      /* only calls whose second argument, as 32 bits, */
 	uint64_t fault_arg1;      /* is fault_arg1 (fault_nth 0 or 1 only) */
 	bool fault_once;          /* only the nth call (0 or 1: the first) fails */
+	const char *const *fault_more_syscalls; /* NULL-terminated, NULL: none;
+				     more syscalls failing like fault_syscall
+				     (every call: fault_nth 0 or 1, not once) */
 
 	const char *const *hold_syscalls; /* NULL-terminated; NULL: no hold */
 	int hold_at;              /* k >= 1 runs action at the k-th; 0 counts */
@@ -141,8 +147,8 @@ struct proc_result {
 
 /* 0 on success (the program ran or failed to start: see setup_err), or
  * -errno when the launch itself failed (-EINVAL: bad options, unknown
- * syscall name, fault syscall also held; -ENOSYS: no user notification
- * here).  *r must be proc_result_free()d in both cases. */
+ * syscall name, a faulted syscall also held, more fault syscalls with a
+ * counted fault; -ENOSYS: no user notification here).  *r must be proc_result_free()d in both cases. */
 int proc_run(const struct proc_opts *o, struct proc_result *r);
 
 void proc_result_free(struct proc_result *r);

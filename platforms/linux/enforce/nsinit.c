@@ -20,6 +20,7 @@
 
 #include "filter.h"
 #include "landlock.h"
+#include "pathexec.h"
 #include "spawn.h"
 
 #define NSINIT_MAX_LL 64
@@ -178,7 +179,7 @@ static _Noreturn void command(const struct nsinit *a)
 		if ((rc = limits_apply_rlimits(a->limits, &which)) < 0)
 			spawn_fail(rep, SPAWN_MSG_SETUP, which, -rc, "setrlimit");
 	}
-	err = spawn_exec(r->command.v, a->envp);
+	err = pathexec_execve(r->command.v, a->envp);
 	spawn_fail(rep, SPAWN_MSG_EXEC, "exec", err, r->command.v[0]);
 }
 

@@ -31,6 +31,7 @@
 #include "sandproof/platform.h"
 #include "protect.h"
 #include "spawn.h"
+#include "userns.h"
 
 #define PROTECT_EV_BATCH 16
 
@@ -220,80 +221,15 @@ void platform_enforcement(const struct plan *plan, struct enforcement *e)
 	*e = plan->enf;
 }
 
-static int write_file(pid_t pid, const char *name, const char *text)
-{
-	char path[64];
-	int fd, rc = 0;
-	size_t n = strlen(text);
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, n) != (ssize_t)n)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* Our own id ranges as identity lines ("id id count"), from
- * /proc/self/{uid,gid}_map: inside our namespace those ids exist, so the
- * sandbox may see exactly them, unchanged. */
-static int own_ranges(const char *file, char *out, size_t outlen)
-{
-	char path[64], line[128];
-	size_t used = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/%s", file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	out[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long in, outside, count;
-
-		if (sscanf(line, "%lu %lu %lu", &in, &outside, &count) != 3)
-			continue;
-		used += (size_t)snprintf(out + used, outlen - used, "%lu %lu %lu\n", in, in, count);
-		if (used >= outlen) {
-			fclose(f);
-			return -E2BIG;
-		}
-	}
-	fclose(f);
-	return used ? 0 : -ENOENT;
-}
-
-/* Identity maps.  Unprivileged: the caller's own uid and gid only (and
- * setgroups denied, as the kernel requires).  Root (in whatever user
- * namespace the runner itself runs): every id range that exists there, so
- * ownership inside looks as it does outside; the command still runs with
- * no capability at all. */
+/* Identity maps (common/userns.h).  Unprivileged: the runner's own uid
+ * and gid only (and setgroups denied, as the kernel requires).  Root (in
+ * whatever user namespace the runner itself runs): every id range that
+ * exists there, so ownership inside looks as it does outside; the command
+ * still runs with no capability at all. */
 static int maps_write(pid_t pid, struct setup_error *err)
 {
-	char map[1024];
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	int rc;
+	int rc = userns_write_maps(pid, USERNS_MAP_AUTO, NULL);
 
-	if (uid == 0) {
-		rc = own_ranges("uid_map", map, sizeof(map));
-		if (rc == 0)
-			rc = write_file(pid, "uid_map", map);
-		if (rc == 0)
-			rc = own_ranges("gid_map", map, sizeof(map));
-		if (rc == 0)
-			rc = write_file(pid, "gid_map", map);
-	} else {
-		rc = write_file(pid, "setgroups", "deny");
-		snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
-		if (rc == 0)
-			rc = write_file(pid, "uid_map", map);
-		snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
-		if (rc == 0)
-			rc = write_file(pid, "gid_map", map);
-	}
 	return rc < 0 ? setup_err(err, "uid_map", -rc, "cannot write the id maps") : 0;
 }
 
@@ -333,26 +269,121 @@ static int recv_listener(int sock, struct plan *plan)
 	return fd;
 }
 
-static void close_all(int *fds, size_t n)
+/* The channels between the runner and pid 1, each a pair [read/own end,
+ * write/peer end]: sync (the go byte), rep (the spawn report), stp (the
+ * command's status), sk (the seccomp listener). */
+struct launch_chans {
+	int sync[2], rep[2], stp[2], sk[2];
+};
+
+static void chans_close(struct launch_chans *c)
 {
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	int *fds[] = {c->sync, c->rep, c->stp, c->sk};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		for (int k = 0; k < 2; k++)
+			if (fds[i][k] >= 0) {
+				close(fds[i][k]);
+				fds[i][k] = -1;
+			}
+}
+
+/* Clone pid 1 into new namespaces and run nsinit in it; the parent keeps
+ * its ends of c (the child's are closed here) and fills l.  0, or a
+ * setup error (no process then). */
+static int launch_clone(struct plan *plan, const struct launch_stdio *io,
+			struct launch_chans *c, struct launch *l, struct launch_status *st)
+{
+	const struct request *req = plan->req;
+	uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+	int pidfd = -1;
+	pid_t pid;
+
+	if (req->network == NET_DENY)
+		flags |= CLONE_NEWNET;
+	pid = clone_ns(flags, &pidfd);
+	if (pid < 0)
+		return setup_err(&st->setup, "clone", errno,
+				 "cannot create the user, mount, pid, ipc and network namespaces");
+	if (pid == 0) {
+		struct nsinit a = {
+			.req = req, .mounts = &plan->mounts, .envp = plan->envp.v,
+			.net_deny = req->network == NET_DENY,
+			.landlock_abi = plan->enf.landlock_abi,
+			.seccomp_notify = plan->enf.seccomp_notify,
+			.limits = &plan->limits,
+			.sync_fd = c->sync[0], .report_fd = c->rep[1], .sock_fd = c->sk[1],
+			.status_fd = c->stp[1], .io = *io,
+		};
+
+		close(c->sync[1]);
+		close(c->rep[0]);
+		close(c->sk[0]);
+		close(c->stp[0]);
+		nsinit_run(&a);
+	}
+	l->pid = pid;
+	l->pidfd = pidfd;
+	l->notify_fd = -1;
+	l->limits = &plan->limits;
+	l->cpu_ms = UINT64_MAX;
+	close(c->sync[0]);
+	close(c->rep[1]);
+	close(c->sk[1]);
+	close(c->stp[1]);
+	c->sync[0] = c->rep[1] = c->sk[1] = c->stp[1] = -1;
+	l->status_fd = c->stp[0];
+	c->stp[0] = -1;
+	return 0;
+}
+
+/* pid 1 exists and waits: its id maps and cgroups, then the go byte, its
+ * spawn report and the seccomp listener.  Every failure is reported in
+ * st (the caller reaps pid 1); closes the parent's ends of c. */
+static void launch_release(struct plan *plan, struct launch *l, struct launch_chans *c,
+			   struct launch_status *st)
+{
+	int rc;
+
+	/* Into the cgroups before pid 1 is released: it forks the command
+	 * only after the sync byte, so nothing of the sandbox starts outside. */
+	if (maps_write(l->pid, &st->setup) < 0 ||
+	    limits_attach(&plan->limits, l->pid, &st->setup) < 0) {
+		st->result = LAUNCH_SETUP_FAILED;
+		chans_close(c); /* pid 1 reads EOF and exits */
+		return;
+	}
+	if (write(c->sync[1], "g", 1) != 1) {
+		st->result = LAUNCH_SETUP_FAILED;
+		setup_err(&st->setup, "sync", errno, NULL);
+	}
+	close(c->sync[1]);
+	c->sync[1] = -1;
+	rc = spawn_read_report(c->rep[0], st);
+	if (rc < 0) {
+		st->result = LAUNCH_SETUP_FAILED;
+		setup_err(&st->setup, "report", -rc, NULL);
+	}
+	if (st->result == LAUNCH_RUNNING) {
+		l->notify_fd = recv_listener(c->sk[0], plan);
+		if (l->notify_fd == -EPROTO) {
+			l->notify_fd = -1;
+			st->result = LAUNCH_SETUP_FAILED;
+			setup_err(&st->setup, "seccomp_listener", EPROTO,
+				  "the command started without reporting its filter");
+		}
+	}
+	chans_close(c);
 }
 
 int platform_launch(struct plan *plan, const struct launch_stdio *io,
 		    struct launch **out, struct launch_status *st)
 {
-	const struct request *req = plan->req;
-	int sync[2] = {-1, -1}, rep[2] = {-1, -1}, stp[2] = {-1, -1}, sk[2] = {-1, -1};
-	int pidfd = -1, rc;
-	uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+	struct launch_chans c = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
 	struct launch *l;
-	pid_t pid;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (req->network == NET_DENY)
-		flags |= CLONE_NEWNET;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return setup_err(&st->setup, "launch", ENOMEM, NULL);
@@ -366,89 +397,24 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 						       : "cannot watch for protected names");
 		}
 	}
-	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 ||
-	    pipe2(stp, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) < 0) {
+	if (pipe2(c.sync, O_CLOEXEC) < 0 || pipe2(c.rep, O_CLOEXEC) < 0 ||
+	    pipe2(c.stp, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c.sk) < 0)
 		rc = setup_err(&st->setup, "launch", errno, "pipes");
-		goto fail;
+	else
+		rc = launch_clone(plan, io, &c, l, st);
+	if (rc < 0) {
+		chans_close(&c);
+		if (l->mon)
+			protect_monitor_free(l->mon);
+		free(l);
+		return rc;
 	}
-	pid = clone_ns(flags, &pidfd);
-	if (pid < 0) {
-		rc = setup_err(&st->setup, "clone", errno,
-			       "cannot create the user, mount, pid, ipc and network namespaces");
-		goto fail;
-	}
-	if (pid == 0) {
-		struct nsinit a = {
-			.req = req, .mounts = &plan->mounts, .envp = plan->envp.v,
-			.net_deny = req->network == NET_DENY,
-			.landlock_abi = plan->enf.landlock_abi,
-			.seccomp_notify = plan->enf.seccomp_notify,
-			.limits = &plan->limits,
-			.sync_fd = sync[0], .report_fd = rep[1], .sock_fd = sk[1],
-			.status_fd = stp[1], .io = *io,
-		};
-
-		close(sync[1]);
-		close(rep[0]);
-		close(sk[0]);
-		close(stp[0]);
-		nsinit_run(&a);
-	}
-	l->pid = pid;
-	l->pidfd = pidfd;
-	l->notify_fd = -1;
-	l->limits = &plan->limits;
-	l->cpu_ms = UINT64_MAX;
-	close(sync[0]);
-	close(rep[1]);
-	close(sk[1]);
-	close(stp[1]);
-	l->status_fd = stp[0];
-	*out = l;
 	/* From here a process exists: failures are reported in st and the
 	 * caller reaps it. */
-	/* Into the cgroups before pid 1 is released: it forks the command
-	 * only after the sync byte, so nothing of the sandbox starts outside. */
-	if (maps_write(pid, &st->setup) < 0 || limits_attach(&plan->limits, pid, &st->setup) < 0) {
-		st->result = LAUNCH_SETUP_FAILED;
-		close(sync[1]); /* pid 1 reads EOF and exits */
-		close(rep[0]);
-		close(sk[0]);
-		return 0;
-	}
-	if (write(sync[1], "g", 1) != 1) {
-		st->result = LAUNCH_SETUP_FAILED;
-		setup_err(&st->setup, "sync", errno, NULL);
-	}
-	close(sync[1]);
-	rc = spawn_read_report(rep[0], st);
-	close(rep[0]);
-	if (rc < 0) {
-		st->result = LAUNCH_SETUP_FAILED;
-		setup_err(&st->setup, "report", -rc, NULL);
-	}
-	if (st->result == LAUNCH_RUNNING) {
-		l->notify_fd = recv_listener(sk[0], plan);
-		if (l->notify_fd == -EPROTO) {
-			l->notify_fd = -1;
-			st->result = LAUNCH_SETUP_FAILED;
-			setup_err(&st->setup, "seccomp_listener", EPROTO,
-				  "the command started without reporting its filter");
-		}
-	}
-	close(sk[0]);
+	*out = l;
+	launch_release(plan, l, &c, st);
 	return 0;
-fail:
-	{
-		int fds[] = {sync[0], sync[1], rep[0], rep[1], stp[0], stp[1], sk[0], sk[1]};
-
-		close_all(fds, sizeof(fds) / sizeof(fds[0]));
-	}
-	if (l->mon)
-		protect_monitor_free(l->mon);
-	free(l);
-	return rc;
 }
 
 pid_t platform_pid(const struct launch *l)

@@ -2,7 +2,6 @@
 #include "spawn.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,43 +19,6 @@ _Noreturn void spawn_fail(int fd, int kind, const char *step, int err,
 		/* nobody to tell; the exit status still says failure */
 	}
 	_exit(127);
-}
-
-int spawn_exec(char *const argv[], char *const envp[])
-{
-	const char *path = "/usr/local/bin:/usr/bin:/bin";
-	char full[PATH_MAX];
-	int best = ENOENT;
-
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
-		return errno;
-	}
-	for (size_t i = 0; envp[i]; i++)
-		if (strncmp(envp[i], "PATH=", 5) == 0)
-			path = envp[i] + 5;
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t n = end ? (size_t)(end - path) : strlen(path);
-
-		/* An empty PATH element means the working directory. */
-		if (snprintf(full, sizeof(full), "%.*s%s%s", (int)n,
-			     n ? path : ".", "/", argv[0]) < (int)sizeof(full)) {
-			execve(full, argv, envp);
-			if (errno == EACCES)
-				best = EACCES;
-			else if (errno != ENOENT && errno != ENOTDIR)
-				return errno;
-		}
-		path += n + (end ? 1 : 0);
-		if (end && !*path) { /* trailing ':' is the cwd too */
-			snprintf(full, sizeof(full), "./%s", argv[0]);
-			execve(full, argv, envp);
-			if (errno == EACCES)
-				best = EACCES;
-		}
-	}
-	return best;
 }
 
 void spawn_reset_signals(void)

@@ -1,4 +1,5 @@
-/* spawn.h - the child side of a launch: report pipe and exec.
+/* spawn.h - the child side of a launch: the report pipe (the command's
+ * PATH search is common/pathexec.h).
  *
  * Between fork and execve the child reports through a close-on-exec pipe:
  * a successful execve closes it with no message (EOF), any failure sends
@@ -22,12 +23,6 @@ struct spawn_msg {
 /* Child only: report and _exit(127).  Never returns. */
 _Noreturn void spawn_fail(int fd, int kind, const char *step, int err,
 			  const char *detail);
-
-/* Child only: execve argv[0] searched in envp's PATH (default
- * "/usr/local/bin:/usr/bin:/bin" when envp has none), never in the
- * runner's own environment.  Returns the errno that describes the failure
- * best (EACCES over ENOENT, as execvp does). */
-int spawn_exec(char *const argv[], char *const envp[]);
 
 /* Child only: default dispositions for every signal, empty mask. */
 void spawn_reset_signals(void);

@@ -452,6 +452,39 @@ static void test_sweep_spares(void)
 
 /* ---- fault ---------------------------------------------------------------- */
 
+/* fault_more_syscalls (sp_fault's comma list): each fails like the named
+ * one; they exist only for the plain rule and may not be held. */
+static void test_fault_more(void)
+{
+	static const char *const more[] = {"mkdir", NULL};
+	static const char *const held[] = {"mkdir", NULL};
+	struct proc_opts o;
+	struct proc_result r;
+	char dir[PATH_MAX];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/faultmore", area);
+	mkdir(dir, 0755);
+	proc_opts_init(&o);
+	o.fault_syscall = "rmdir";
+	o.fault_errno = EACCES;
+	o.fault_more_syscalls = more;
+	rc = run_helper(&o, &r, "mkdir3", dir, NULL);
+	t_ok(rc == 0 && !strcmp(r.out, "EACCES EACCES EACCES\n"),
+	     "fault rmdir + more mkdir: every mkdir fails like the named syscall (%s)",
+	     rc ? strerror(-rc) : flat(r.out));
+	proc_result_free(&r);
+	o.fault_nth = 2;
+	rc = run_helper(&o, &r, "mkdir3", dir, NULL);
+	t_ok(rc == -EINVAL, "fault: more syscalls with a counted fault are -EINVAL");
+	proc_result_free(&r);
+	o.fault_nth = 0;
+	o.hold_syscalls = held;
+	rc = run_helper(&o, &r, "mkdir3", dir, NULL);
+	t_ok(rc == -EINVAL, "fault: a syscall both in the more list and held is -EINVAL");
+	proc_result_free(&r);
+}
+
 static void test_fault(void)
 {
 	struct proc_opts o;
@@ -500,6 +533,7 @@ static void test_fault(void)
 	rc = run_helper(&o, &r, "mkdir3", dir, NULL);
 	t_ok(rc == -EINVAL, "fault: an unknown syscall name is -EINVAL");
 	proc_result_free(&r);
+	test_fault_more();
 }
 
 /* ---- hold ----------------------------------------------------------------- */
