@@ -202,17 +202,17 @@ static void spawn_hold(lua_State *L, int idx, struct spawnx_opts *o, const char 
 	}
 }
 
-/* opts (argument 1) into o: every key checked, every type too. */
-static void spawn_opts(lua_State *L, struct spawnx_opts *o, const char **argv,
+/* opts (argument 1) into o: every key checked, every type too; errors
+ * name fn. */
+static void spawn_opts(lua_State *L, const char *fn, struct spawnx_opts *o, const char **argv,
 		       const char **envp, const char **hold, struct hold_ctx *h)
 {
-	const char *fn = "sp.spawn";
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	sp_opts_check(L, 1, fn, spawn_keys);
 	spawnx_opts_init(o);
 	if (strlist(L, 1, fn, "argv", argv, SP_MAX_ARGS) <= 0)
-		luaL_error(L, "sp.spawn: argv must be a non-empty list");
+		luaL_error(L, "%s: argv must be a non-empty list", fn);
 	o->argv = (char *const *)argv;
 	if (strlist(L, 1, fn, "env", envp, SP_MAX_ARGS) >= 0)
 		o->envp = (char *const *)envp;
@@ -227,9 +227,9 @@ static void spawn_opts(lua_State *L, struct spawnx_opts *o, const char **argv,
 		struct lab **lp = luaL_testudata(L, -1, "sp.lab");
 
 		if (!lp)
-			luaL_error(L, "sp.spawn: option \"lab\" must be a lab (sp.lab)");
+			luaL_error(L, "%s: option \"lab\" must be a lab (sp.lab)", fn);
 		if (!*lp)
-			luaL_error(L, "sp.spawn: the lab was destroyed");
+			luaL_error(L, "%s: the lab was destroyed", fn);
 		o->userns_fd = (*lp)->userns_fd;
 		o->netns_fd = (*lp)->netns_fd;
 	}
@@ -254,7 +254,7 @@ static int l_spawn(lua_State *L)
 	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	int rc;
 
-	spawn_opts(L, &o, argv, envp, hold, &hc);
+	spawn_opts(L, "sp.spawn", &o, argv, envp, hold, &hc);
 	rc = spawnx_run(&o, &r);
 	if (hc.fn_ref != LUA_NOREF)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
@@ -300,7 +300,7 @@ static int l_spawn_bg(lua_State *L)
 	int p[2];
 	pid_t pid;
 
-	spawn_opts(L, &o, argv, envp, hold, &hc);
+	spawn_opts(L, "sp.spawn_bg", &o, argv, envp, hold, &hc);
 	if (hc.fn_ref != LUA_NOREF) {
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
