@@ -40,10 +40,10 @@ bad "expect.linux lists 'ok' twice" "an expected set with a duplicate" "$head, e
 bad "expect.macos\\[1\\] must be a non-empty string" "an expected outcome not a string" "$head, expect = { linux = { \"ok\" }, macos = { 5 }, windows = { \"ok\" } }"
 bad "needs\\[1\\]: unknown capability 'gcc'" "an unknown capability in needs" "$head, $exp, needs = { \"gcc\" }"
 bad "clauses\\[1\\] 'fs1' is not a clause id" "a clause that is not an id" "id = \"fs.bad\", clauses = { \"fs1\" }, claim = \"x\", run = function() end, $exp"
-bad "scenario is missing 'run'" "run not a function" "id = \"fs.bad\", clauses = { \"FS-1\" }, claim = \"x\", run = \"x\", $exp"
+bad "'run' must be a function (got string)" "run not a function" "id = \"fs.bad\", clauses = { \"FS-1\" }, claim = \"x\", run = \"x\", $exp"
 env SANDPROOF_SCENARIOS="$tmp/bad" "$sp" run --runner none --out "$tmp/badrun" >"$tmp/out" 2>"$tmp/err"
 st=$?
-if [ $st -eq 2 ] && grep -q "bad.lua: scenario is missing 'run'" "$tmp/err"; then ok "run: a scenario that does not load exits 2"
+if [ $st -eq 2 ] && grep -q "bad.lua: 'run' must be a function" "$tmp/err"; then ok "run: a scenario that does not load exits 2"
 else notok "run with a scenario that does not load (exit $st): $(head -c 300 "$tmp/err")"; fi
 
 # ---- one scenario per check, run against none (and ref for capabilities) ------

@@ -159,6 +159,7 @@ end
 local SPAWN_KEYS = check.set { "argv", "cwd", "env", "stdin", "timeout_ms", "private_mounts",
                                "kill_leftovers", "signal_after_ms", "signal" }
 function T:spawn(o)
+  if type(o) ~= "table" then error("t:spawn needs an options table", 2) end
   check.keys(o, SPAWN_KEYS, "t:spawn")
   check.type(o, "signal_after_ms", "number", "t:spawn")
   check.type(o, "signal", "string", "t:spawn")
@@ -186,18 +187,19 @@ end
 local OP_KEYS = check.set { "as" }
 
 -- The probe's argument words for ops ({ probe, op1 ..., "--", op2 ... })
--- and the names of their results ({ [i] = name }); misuse raises at the
--- scenario's line.
-function M.probe_argv(probe, ops, where)
-  if type(ops) ~= "table" then error(where .. ": probe must be a list of ops", 3) end
+-- and the names of their results ({ [i] = name }); misuse raises at
+-- `level` (as for error(), counted from probe_argv's caller; default 2).
+function M.probe_argv(probe, ops, where, level)
+  level = (level or 2) + 1
+  if type(ops) ~= "table" then error(where .. ": probe must be a list of ops", level) end
   local argv, names = { probe }, {}
   for i, op in ipairs(ops) do
     if type(op) ~= "table" or type(op[1]) ~= "string" then
-      error(string.format("%s: probe op %d must be { name, args... }", where, i), 3)
+      error(string.format("%s: probe op %d must be { name, args... }", where, i), level)
     end
     for k in pairs(op) do
       if math.type(k) ~= "integer" and not OP_KEYS[k] then
-        error(string.format('%s: probe op %d (%s): unknown option "%s"', where, i, op[1], tostring(k)), 3)
+        error(string.format('%s: probe op %d (%s): unknown option "%s"', where, i, op[1], tostring(k)), level)
       end
     end
     if i > 1 then argv[#argv + 1] = "--" end
@@ -233,9 +235,9 @@ local function name_results(results, names, where)
   local declared, byname = {}, {}
   for i, n in pairs(names) do
     if type(n) ~= "string" or n == "" then
-      error(string.format("%s: the name of probe op %d must be a non-empty string", where, i), 4)
+      error(string.format("%s: the name of probe op %d must be a non-empty string", where, i), 3)
     end
-    if declared[n] then error(string.format('%s: probe ops %d and %d are both named "%s"', where, declared[n], i, n), 4) end
+    if declared[n] then error(string.format('%s: probe ops %d and %d are both named "%s"', where, declared[n], i, n), 3) end
     declared[n] = i
   end
   for pos, j in ipairs(results) do
@@ -282,7 +284,7 @@ local function sandbox_request(self, spec)
   if s.block_unix_sockets ~= nil then s.profile.block_unix_sockets = s.block_unix_sockets end
   if s.probe and s.command then error("t:sandbox: give probe or command, not both", 3) end
   if s.probe then
-    s.command, names = M.probe_argv(self.paths.probe, s.probe, "t:sandbox")
+    s.command, names = M.probe_argv(self.paths.probe, s.probe, "t:sandbox", 3)
     if s.op_names then error("t:sandbox: op_names is for a command; name probe ops with as", 3) end
   elseif s.op_names then
     names = s.op_names
@@ -445,7 +447,7 @@ local GC_KEYS = check.set { "parent", "max_age_s", "max_roots" }
 local GC_ASYNC_KEYS = check.set { "parent", "max_age_s", "max_roots", "delay_ms" }
 local function gc_opts(o, known, where)
   check.keys(o, known, where, 3)
-  if type(o.parent) ~= "string" then error(where .. ": parent (a directory) is required", 3) end
+  if type(o) ~= "table" or type(o.parent) ~= "string" then error(where .. ": parent (a directory) is required", 3) end
   for k in pairs(known) do
     if k ~= "parent" then check.type(o, k, "integer", where, 3) end
   end

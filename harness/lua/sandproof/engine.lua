@@ -81,7 +81,8 @@ local FIELDS = {
     end
   end,
   run = function(v)
-    if type(v) ~= "function" then return "scenario is missing 'run'" end
+    if v == nil then return "scenario is missing 'run'" end
+    if type(v) ~= "function" then return "'run' must be a function (got " .. type(v) .. ")" end
   end,
   -- a capability claim the unconfined control meets too (test_catalogue)
   unconfined_passes = function(v)

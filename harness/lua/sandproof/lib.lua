@@ -247,7 +247,6 @@ local SWEEP_TYPES = { syscalls = "table", spec = "function", changed = "function
 local function sweep_counted(o, n, names, escaped)
   local last = n
   if o.setup_only then
-    last = n
     for k = n, 1, -1 do
       if names[k] == "execve" then last = k - 1 break end
     end
@@ -374,7 +373,7 @@ end
 -- op2 ... }, and the names of the ops' results (their `as`), for
 -- t:sandbox's op_names.
 function M.probe_argv(t, ops)
-  return context.probe_argv(t.paths.probe, ops, "lib.probe_argv")
+  return context.probe_argv(t.paths.probe, ops, "lib.probe_argv", 2)
 end
 
 -- A mount-options string ("ro,nosuid,relatime") as a set.
