@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Message handler: any error value becomes a string with a traceback. */
+/* Message handler: a table error value (the engine's structured verdicts:
+ * t:skip, t:unsupported, t:error) passes through unchanged; any other
+ * value becomes a string with a traceback. */
 static int traceback(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
 
+	if (lua_istable(L, 1))
+		return 1;
 	if (!msg) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
 			msg = lua_tostring(L, -1);

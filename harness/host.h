@@ -11,8 +11,10 @@
 lua_State *host_new(const char *harness_dir);
 
 /* Call the function below nargs arguments on the stack, protected, with a
- * traceback handler.  Returns LUA_OK, or an error code with the message
- * (traceback included) left on the stack as a string. */
+ * traceback handler.  Returns LUA_OK, or an error code with the error left
+ * on the stack: a table raised as is (a structured verdict: t:skip,
+ * t:unsupported, t:error), anything else as a string with its traceback.
+ * Every call from C into Lua goes through here, the hold action too. */
 int host_pcall(lua_State *L, int nargs, int nresults);
 
 /* luaopen_sp: the `sp` module (sp_lua.c). */

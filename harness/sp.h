@@ -6,8 +6,30 @@
 
 #include <lua.h>
 
-/* Return nil, "what: strerror", "ENAME" (the expected-failure convention). */
+/* The conventions of every sp.* function (docs/SCENARIOS.md, "the sp
+ * module"): misuse raises - a wrong type, a missing argument, an unknown
+ * option key (named: `sp.spawn: unknown option "timout_ms"`); an expected
+ * failure (a file that does not exist, a lab that cannot be made, malformed
+ * JSON) returns nil, "what: message", "ENAME". */
+
+/* Return nil, "what: strerror(err)", prims_errno_name(err). */
 int sp_fail(lua_State *L, int err, const char *what);
+/* Return nil, "what: msg", prims_errno_name(err): an expected failure whose message
+ * is not strerror's. */
+int sp_fail_msg(lua_State *L, int err, const char *what, const char *msg);
+
+/* Raise `fn: unknown option "KEY"` for a key of the options table at idx
+ * that is not in known (NULL-terminated), `fn: option keys are strings` for
+ * a key that is not a string. */
+void sp_opts_check(lua_State *L, int idx, const char *fn, const char *const *known);
+/* Option key of the table at idx: a string (def when absent; its bytes stay
+ * valid while the table is alive, len may be NULL), an integer, a boolean.
+ * Any other type raises `fn: option "key" must be a string` (...). */
+const char *sp_opt_string(lua_State *L, int idx, const char *fn, const char *key,
+			  const char *def, size_t *len);
+lua_Integer sp_opt_integer(lua_State *L, int idx, const char *fn, const char *key,
+			   lua_Integer def);
+int sp_opt_boolean(lua_State *L, int idx, const char *fn, const char *key, int def);
 
 /* A fresh directory PREFIXxxxxxx (mode 0755) in out, claimed by this
  * process: it holds an exclusive flock(2) on it until it exits (the

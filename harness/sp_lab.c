@@ -20,29 +20,26 @@ static struct lab *check(lua_State *L)
 	return *u;
 }
 
-/* sp.lab{routed = bool} -> lab | nil, msg, errno */
+/* sp.lab([{routed = bool}]) -> lab | nil, "lab: message", "ENAME" */
 static int l_lab(lua_State *L)
 {
+	static const char *const keys[] = {"routed", NULL};
 	struct lab_opts o = {0};
 	struct lab **u;
 	char err[256];
 	int rc;
 
-	if (lua_istable(L, 1)) {
-		lua_getfield(L, 1, "routed");
-		o.routed = lua_toboolean(L, -1);
-		lua_pop(L, 1);
+	if (!lua_isnoneornil(L, 1)) {
+		luaL_checktype(L, 1, LUA_TTABLE);
+		sp_opts_check(L, 1, "sp.lab", keys);
+		o.routed = sp_opt_boolean(L, 1, "sp.lab", "routed", 0);
 	}
 	u = lua_newuserdatauv(L, sizeof(*u), 0);
 	*u = NULL;
 	luaL_setmetatable(L, LAB_MT);
 	rc = lab_create(&o, u, err, sizeof(err));
-	if (rc < 0) {
-		lua_pushnil(L);
-		lua_pushstring(L, err);
-		lua_pushinteger(L, -rc);
-		return 3;
-	}
+	if (rc < 0)
+		return sp_fail_msg(L, -rc, "lab", err);
 	return 1;
 }
 
@@ -68,19 +65,19 @@ static int lab_l_listen(lua_State *L)
 /* lab:listen_unix{path = p | abstract = name, dgram = bool} -> id */
 static int lab_l_listen_unix(lua_State *L)
 {
+	static const char *const keys[] = {"path", "abstract", "dgram", NULL};
+	const char *fn = "lab:listen_unix", *path, *abs;
 	struct lab *l = check(L);
-	const char *path, *abs;
 	int dgram, id;
 
 	luaL_checktype(L, 2, LUA_TTABLE);
-	lua_getfield(L, 2, "path");
-	lua_getfield(L, 2, "abstract");
-	lua_getfield(L, 2, "dgram");
-	path = lua_tostring(L, -3);
-	abs = lua_tostring(L, -2);
-	dgram = lua_toboolean(L, -1);
+	sp_opts_check(L, 2, fn, keys);
+	path = sp_opt_string(L, 2, fn, "path", NULL, NULL);
+	abs = sp_opt_string(L, 2, fn, "abstract", NULL, NULL);
+	dgram = sp_opt_boolean(L, 2, fn, "dgram", 0);
+	if (!path == !abs)
+		return luaL_error(L, "%s: give exactly one of path and abstract", fn);
 	id = lab_listen_unix(l, path, abs, dgram ? SOCK_DGRAM : SOCK_STREAM);
-	lua_pop(L, 3);
 	if (id < 0)
 		return sp_fail(L, -id, "lab listen_unix");
 	lua_pushinteger(L, id);

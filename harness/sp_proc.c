@@ -5,14 +5,16 @@
 #include <fcntl.h>
 #include <lauxlib.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "sandproof/census.h"
-#include "sandproof/prims.h"
 #include "sandproof/lab.h"
+#include "sandproof/prims.h"
 #include "sp.h"
 #include "sandproof/proc.h"
 #include "sandproof/swap.h"
@@ -21,55 +23,69 @@
 #define SWAPPER_MT "sp.swapper"
 #define BG_MT "sp.bg"
 
-/* Lua string list (array) -> NULL-terminated vector in *v (strings owned
- * by Lua: valid while the table is on the stack). */
-static int strlist(lua_State *L, int idx, const char *field, const char **v, int max)
+/* opts[field], a list of strings -> NULL-terminated vector in *v (strings
+ * owned by Lua: valid while opts is on the stack).  Returns the count, or
+ * -1 when the field is absent; anything but a list of at most max - 1
+ * strings raises, naming fn and the field. */
+static int strlist(lua_State *L, int idx, const char *fn, const char *field, const char **v,
+		   int max)
 {
 	int n = 0;
 
-	lua_getfield(L, idx, field);
-	if (lua_isnil(L, -1)) {
+	idx = lua_absindex(L, idx);
+	if (lua_getfield(L, idx, field) == LUA_TNIL) {
 		lua_pop(L, 1);
 		return -1;
 	}
-	luaL_argexpected(L, lua_istable(L, -1), idx, "table with a list");
+	if (!lua_istable(L, -1))
+		luaL_error(L, "%s: option \"%s\" must be a list of strings (got %s)", fn, field,
+			   luaL_typename(L, -1));
 	for (int i = 1;; i++) {
-		lua_rawgeti(L, -1, i);
-		if (lua_isnil(L, -1)) {
+		int t = lua_rawgeti(L, -1, i);
+
+		if (t == LUA_TNIL) {
 			lua_pop(L, 1);
 			break;
 		}
+		if (t != LUA_TSTRING)
+			luaL_error(L, "%s: %s[%d] must be a string (got %s)", fn, field, i,
+				   luaL_typename(L, -1));
 		if (n >= max - 1)
-			luaL_error(L, "sp.spawn: %s has more than %d entries", field, max - 1);
-		v[n++] = luaL_checkstring(L, -1);
+			luaL_error(L, "%s: %s has more than %d entries", fn, field, max - 1);
+		v[n++] = lua_tostring(L, -1);
 		lua_pop(L, 1);
 	}
+	if (lua_rawlen(L, -1) != (size_t)n)
+		luaL_error(L, "%s: option \"%s\" must be a list of strings (it has holes)", fn, field);
 	v[n] = NULL;
 	/* the table stays referenced from opts, which stays on the stack */
 	lua_pop(L, 1);
 	return n;
 }
 
-/* errno names for faults ("EPERM") */
-
+/* The hold action: a Lua function (fn_ref, in the registry) run from C
+ * while the held call waits.  Its error - whatever it raised, through
+ * host_pcall - is kept in the registry (err_ref) for l_spawn to raise once
+ * the run is over: never a global a scenario could read or clobber. */
 struct hold_ctx {
 	lua_State *L;
 	int fn_ref;
+	int err_ref;
 };
 
 static int hold_action(void *ctx, int k, const char *syscall, pid_t pid)
 {
 	struct hold_ctx *h = ctx;
-	int rc;
 
+	if (h->err_ref != LUA_NOREF)
+		return -1; /* one error is enough: no action after it */
 	lua_rawgeti(h->L, LUA_REGISTRYINDEX, h->fn_ref);
 	lua_pushinteger(h->L, k);
 	lua_pushstring(h->L, syscall);
 	lua_pushinteger(h->L, pid);
 	/* The runner under test is stopped in that syscall while this runs. */
-	rc = lua_pcall(h->L, 3, 0, 0);
-	if (rc != LUA_OK) {
-		lua_setglobal(h->L, "__sp_hold_error");
+	if (host_pcall(h->L, 3, 0) != LUA_OK) {
+		h->err_ref = luaL_ref(h->L, LUA_REGISTRYINDEX); /* pops the error */
 		return -1;
 	}
 	return 0;
@@ -112,108 +128,135 @@ static void push_result(lua_State *L, const struct proc_result *r)
 	}
 }
 
+/* Push opts[key] (opts: argument 1); true when it is a table, false when
+ * nil; anything else raises. */
+static bool opt_table(lua_State *L, const char *fn, const char *key)
+{
+	int t = lua_getfield(L, 1, key);
+
+	if (t != LUA_TNIL && t != LUA_TTABLE)
+		luaL_error(L, "%s: option \"%s\" must be a table (got %s)", fn, key,
+			   luaL_typename(L, -1));
+	return t == LUA_TTABLE;
+}
+
+static const char *const spawn_keys[] = {
+	"argv", "env", "cwd", "stdin", "timeout_ms", "private_mounts", "kill_leftovers",
+	"lab", "fault", "hold", NULL,
+};
+static const char *const fault_keys[] = {"syscall", "errno", "nth", "once", "arg1", NULL};
+static const char *const hold_keys[] = {"syscalls", "at", "comm", "action", NULL};
+
+/* opts.fault (at idx, a table) into o; misuse raises. */
+static void spawn_fault(lua_State *L, int idx, struct proc_opts *o)
+{
+	const char *name;
+
+	sp_opts_check(L, idx, "sp.spawn: fault", fault_keys);
+	o->fault_syscall = sp_opt_string(L, idx, "sp.spawn: fault", "syscall", NULL, NULL);
+	name = sp_opt_string(L, idx, "sp.spawn: fault", "errno", NULL, NULL);
+	if (!o->fault_syscall || !name)
+		luaL_error(L, "sp.spawn: fault needs syscall and errno");
+	o->fault_errno = prims_errno_value(name);
+	if (o->fault_errno < 0)
+		luaL_error(L, "sp.spawn: unknown errno name %s", name);
+	o->fault_nth = (unsigned)sp_opt_integer(L, idx, "sp.spawn: fault", "nth", 1);
+	lua_getfield(L, idx, "arg1");
+	o->fault_arg1_set = !lua_isnil(L, -1);
+	lua_pop(L, 1);
+	o->fault_arg1 = (uint64_t)sp_opt_integer(L, idx, "sp.spawn: fault", "arg1", 0);
+	o->fault_once = sp_opt_boolean(L, idx, "sp.spawn: fault", "once", 0);
+}
+
+/* opts.hold (at idx, a table) into o and h; misuse raises. */
+static void spawn_hold(lua_State *L, int idx, struct proc_opts *o, const char **hold,
+		       struct hold_ctx *h)
+{
+	sp_opts_check(L, idx, "sp.spawn: hold", hold_keys);
+	if (strlist(L, idx, "sp.spawn: hold", "syscalls", hold, PROC_MAX_HOLD + 1) <= 0)
+		luaL_error(L, "sp.spawn: hold.syscalls must be a non-empty list");
+	o->hold_syscalls = hold;
+	o->hold_at = (int)sp_opt_integer(L, idx, "sp.spawn: hold", "at", 0);
+	o->hold_comm = sp_opt_string(L, idx, "sp.spawn: hold", "comm", NULL, NULL);
+	if (o->hold_comm && (!*o->hold_comm || strlen(o->hold_comm) > 15))
+		luaL_error(L, "sp.spawn: hold.comm must be 1 to 15 bytes (a /proc/PID/comm)");
+	lua_getfield(L, idx, "action");
+	if (lua_isfunction(L, -1)) {
+		h->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+		o->hold_action = hold_action;
+		o->hold_ctx = h;
+	} else if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+	} else {
+		luaL_error(L, "sp.spawn: option \"action\" must be a function (got %s)",
+			   luaL_typename(L, -1));
+	}
+}
+
+/* opts (argument 1) into o: every key checked, every type too; errors
+ * name fn. */
+static void spawn_opts(lua_State *L, const char *fn, struct proc_opts *o, const char **argv,
+		       const char **envp, const char **hold, struct hold_ctx *h)
+{
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	sp_opts_check(L, 1, fn, spawn_keys);
+	proc_opts_init(o);
+	if (strlist(L, 1, fn, "argv", argv, SP_MAX_ARGS) <= 0)
+		luaL_error(L, "%s: argv must be a non-empty list", fn);
+	o->argv = (char *const *)argv;
+	if (strlist(L, 1, fn, "env", envp, SP_MAX_ARGS) >= 0)
+		o->envp = (char *const *)envp;
+	/* the strings stay alive: opts (argument 1) holds them */
+	o->cwd = sp_opt_string(L, 1, fn, "cwd", NULL, NULL);
+	o->stdin_data = sp_opt_string(L, 1, fn, "stdin", NULL, &o->stdin_len);
+	o->timeout_ms = (int)sp_opt_integer(L, 1, fn, "timeout_ms", PROC_TIMEOUT_MS);
+	o->private_mounts = sp_opt_boolean(L, 1, fn, "private_mounts", 0);
+	o->kill_leftovers = sp_opt_boolean(L, 1, fn, "kill_leftovers", 1);
+
+	if (lua_getfield(L, 1, "lab") != LUA_TNIL) {
+		struct lab **lp = luaL_testudata(L, -1, "sp.lab");
+
+		if (!lp)
+			luaL_error(L, "%s: option \"lab\" must be a lab (sp.lab)", fn);
+		if (!*lp)
+			luaL_error(L, "%s: the lab was destroyed", fn);
+		o->userns_fd = (*lp)->userns_fd;
+		o->netns_fd = (*lp)->netns_fd;
+	}
+	lua_pop(L, 1);
+	if (opt_table(L, fn, "fault"))
+		spawn_fault(L, lua_gettop(L), o);
+	lua_pop(L, 1);
+	if (opt_table(L, fn, "hold"))
+		spawn_hold(L, lua_gettop(L), o, hold, h);
+	lua_pop(L, 1);
+}
+
 /* sp.spawn{argv, env (array "K=V"), cwd, stdin, timeout_ms, lab,
- * private_mounts, private_net, fault = {syscall, errno, nth, once, arg1},
- * hold = {syscalls, at, action}} -> result | nil, msg, errno */
+ * private_mounts, kill_leftovers, fault = {syscall, errno, nth, once, arg1},
+ * hold = {syscalls, at, comm, action}} -> result | nil, msg, errno.
+ * The hold action's error is raised here, once the run is over. */
 static int l_spawn(lua_State *L)
 {
 	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[PROC_MAX_HOLD + 1];
 	struct proc_opts o;
 	struct proc_result r;
-	struct hold_ctx hc = {L, LUA_NOREF};
-	size_t inlen = 0;
+	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	int rc;
 
-	luaL_checktype(L, 1, LUA_TTABLE);
-	proc_opts_init(&o);
-	if (strlist(L, 1, "argv", argv, SP_MAX_ARGS) <= 0)
-		return luaL_error(L, "sp.spawn: argv must be a non-empty list");
-	o.argv = (char *const *)argv;
-	if (strlist(L, 1, "env", envp, SP_MAX_ARGS) >= 0)
-		o.envp = (char *const *)envp;
-	lua_getfield(L, 1, "cwd");
-	o.cwd = lua_tostring(L, -1);
-	lua_getfield(L, 1, "stdin");
-	o.stdin_data = lua_tolstring(L, -1, &inlen);
-	o.stdin_len = inlen;
-	lua_getfield(L, 1, "timeout_ms");
-	o.timeout_ms = (int)luaL_optinteger(L, -1, PROC_TIMEOUT_MS);
-	lua_getfield(L, 1, "private_mounts");
-	o.private_mounts = lua_toboolean(L, -1);
-	lua_getfield(L, 1, "kill_leftovers");
-	o.kill_leftovers = lua_isnil(L, -1) ? true : lua_toboolean(L, -1);
-	lua_pop(L, 5); /* the strings stay alive: opts (argument 1) holds them */
-
-	lua_getfield(L, 1, "lab");
-	if (!lua_isnil(L, -1)) {
-		struct lab **lp = luaL_checkudata(L, -1, "sp.lab");
-
-		if (!*lp)
-			return luaL_error(L, "sp.spawn: the lab was destroyed");
-		o.userns_fd = (*lp)->userns_fd;
-		o.netns_fd = (*lp)->netns_fd;
-	}
-	lua_pop(L, 1);
-
-	lua_getfield(L, 1, "fault");
-	if (!lua_isnil(L, -1)) {
-		luaL_checktype(L, -1, LUA_TTABLE);
-		lua_getfield(L, -1, "syscall");
-		o.fault_syscall = luaL_checkstring(L, -1);
-		lua_getfield(L, -2, "errno");
-		o.fault_errno = prims_errno_value(luaL_checkstring(L, -1));
-		if (o.fault_errno < 0)
-			return luaL_error(L, "sp.spawn: unknown errno name %s", lua_tostring(L, -1));
-		lua_getfield(L, -3, "nth");
-		o.fault_nth = (unsigned)luaL_optinteger(L, -1, 1);
-		lua_getfield(L, -4, "arg1");
-		o.fault_arg1_set = !lua_isnil(L, -1);
-		o.fault_arg1 = (uint64_t)luaL_optinteger(L, -1, 0);
-		lua_getfield(L, -5, "once");
-		o.fault_once = lua_toboolean(L, -1);
-		lua_pop(L, 5);
-	}
-	lua_pop(L, 1);
-
-	lua_getfield(L, 1, "hold");
-	if (!lua_isnil(L, -1)) {
-		int idx = lua_gettop(L);
-
-		if (strlist(L, idx, "syscalls", hold, PROC_MAX_HOLD + 1) <= 0)
-			return luaL_error(L, "sp.spawn: hold.syscalls must be a non-empty list");
-		o.hold_syscalls = hold;
-		lua_getfield(L, idx, "at");
-		o.hold_at = (int)luaL_optinteger(L, -1, 0);
-		lua_pop(L, 1);
-		lua_getfield(L, idx, "comm");
-		o.hold_comm = luaL_optstring(L, -1, NULL); /* opts (argument 1) keeps it alive */
-		lua_pop(L, 1);
-		if (o.hold_comm && (!*o.hold_comm || strlen(o.hold_comm) > 15))
-			return luaL_error(L, "sp.spawn: hold.comm must be 1 to 15 bytes (a /proc/PID/comm)");
-		lua_getfield(L, idx, "action");
-		if (lua_isfunction(L, -1)) {
-			hc.fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-			o.hold_action = hold_action;
-			o.hold_ctx = &hc;
-		} else {
-			lua_pop(L, 1);
-		}
-	}
-	lua_pop(L, 1);
-
+	spawn_opts(L, "sp.spawn", &o, argv, envp, hold, &hc);
 	rc = proc_run(&o, &r);
 	if (hc.fn_ref != LUA_NOREF)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
-	if (rc < 0)
-		return sp_fail(L, -rc, "spawn");
-	lua_getglobal(L, "__sp_hold_error");
-	if (!lua_isnil(L, -1)) {
-		lua_pushnil(L);
-		lua_setglobal(L, "__sp_hold_error");
-		proc_result_free(&r);
+	if (rc < 0 || hc.err_ref != LUA_NOREF) {
+		proc_result_free(&r); /* its contract: in both cases */
+		if (hc.err_ref == LUA_NOREF)
+			return sp_fail(L, -rc, "spawn");
+		lua_rawgeti(L, LUA_REGISTRYINDEX, hc.err_ref);
+		luaL_unref(L, LUA_REGISTRYINDEX, hc.err_ref);
 		return lua_error(L); /* the hold action's own error */
 	}
-	lua_pop(L, 1);
 	push_result(L, &r);
 	if (o.fault_syscall && (o.fault_once || o.fault_nth >= 2)) {
 		/* counted only when the parent answers each call (notification);
@@ -235,13 +278,24 @@ struct bg {
 	int fd;
 };
 
+/* sp.spawn_bg(opts) -> bg | nil, msg, errno: sp.spawn in a child process;
+ * bg:wait() -> {code, signal, stdout}.  opts are checked here, in the
+ * caller (misuse raises before anything starts); a hold action would run
+ * in the child, out of the caller's reach: refused. */
 static int l_spawn_bg(lua_State *L)
 {
+	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[PROC_MAX_HOLD + 1];
+	struct proc_opts o;
+	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	struct bg *b;
 	int p[2];
 	pid_t pid;
 
-	luaL_checktype(L, 1, LUA_TTABLE);
+	spawn_opts(L, "sp.spawn_bg", &o, argv, envp, hold, &hc);
+	if (hc.fn_ref != LUA_NOREF) {
+		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
+		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
+	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return sp_fail(L, errno, "pipe");
 	pid = fork();
@@ -251,7 +305,7 @@ static int l_spawn_bg(lua_State *L)
 		close(p[0]);
 		lua_pushcfunction(L, l_spawn);
 		lua_pushvalue(L, 1);
-		if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+		if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
 			lua_getfield(L, -1, "code");
 			dprintf(p[1], "code=%d\n", (int)luaL_optinteger(L, -1, -1));
 			lua_getfield(L, -2, "signal");
@@ -391,16 +445,15 @@ static int l_census(lua_State *L)
 	struct census c;
 	int rc;
 	static const char *const names[] = {"processes", "marked", "mounts", "locks", "files"};
+	static const char *const keys[] = {"marker", "mounts", "locks", "temp", NULL};
 
 	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_getfield(L, 1, "marker");
-	o.marker = lua_tostring(L, -1);
-	lua_getfield(L, 1, "locks");
-	o.lock_dir = lua_tostring(L, -1);
-	lua_pop(L, 2);
-	if (strlist(L, 1, "mounts", mounts, 32) >= 0)
+	sp_opts_check(L, 1, "sp.census", keys);
+	o.marker = sp_opt_string(L, 1, "sp.census", "marker", NULL, NULL);
+	o.lock_dir = sp_opt_string(L, 1, "sp.census", "locks", NULL, NULL);
+	if (strlist(L, 1, "sp.census", "mounts", mounts, 32) >= 0)
 		o.mount_prefixes = mounts;
-	if (strlist(L, 1, "temp", temps, 32) >= 0)
+	if (strlist(L, 1, "sp.census", "temp", temps, 32) >= 0)
 		o.temp_dirs = temps;
 	rc = census_take(&o, &c);
 	if (rc < 0) {

@@ -1,7 +1,7 @@
-/* sp_util.c - the `sp` module's plain helpers: JSON, files, time, host.
- *
- * Conventions (as in Lua's own libraries): misuse raises (luaL_check*);
- * an expected failure returns nil, message, errno name. */
+/* sp_util.c - the `sp` module's plain helpers: JSON, files, time, host;
+ * and the conventions every sp.* function follows (sp.h): misuse raises
+ * (luaL_check*, an unknown option key); an expected failure returns nil,
+ * "what: message", errno name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -30,6 +30,88 @@ int sp_fail(lua_State *L, int err, const char *what)
 	lua_pushfstring(L, "%s: %s", what, strerror(err));
 	lua_pushstring(L, prims_errno_name(err));
 	return 3;
+}
+
+int sp_fail_msg(lua_State *L, int err, const char *what, const char *msg)
+{
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: %s", what, msg);
+	lua_pushstring(L, prims_errno_name(err));
+	return 3;
+}
+
+/* ---- options tables --------------------------------------------------------- */
+
+void sp_opts_check(lua_State *L, int idx, const char *fn, const char *const *known)
+{
+	idx = lua_absindex(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		const char *k;
+		size_t i;
+
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			luaL_error(L, "%s: option keys are strings (got a %s key)", fn,
+				   luaL_typename(L, -1));
+		k = lua_tostring(L, -1);
+		for (i = 0; known[i] && strcmp(known[i], k) != 0; i++)
+			;
+		if (!known[i])
+			luaL_error(L, "%s: unknown option \"%s\"", fn, k);
+	}
+}
+
+/* Push opts[key]; raise unless it is nil or of type `type`. */
+static int opt_get(lua_State *L, int idx, const char *fn, const char *key, int type,
+		   const char *tname)
+{
+	int t = lua_getfield(L, idx, key);
+
+	if (t != LUA_TNIL && t != type)
+		luaL_error(L, "%s: option \"%s\" must be %s (got %s)", fn, key, tname,
+			   luaL_typename(L, -1));
+	return t != LUA_TNIL;
+}
+
+const char *sp_opt_string(lua_State *L, int idx, const char *fn, const char *key,
+			  const char *def, size_t *len)
+{
+	const char *s = def;
+
+	if (len)
+		*len = def ? strlen(def) : 0;
+	if (opt_get(L, idx, fn, key, LUA_TSTRING, "a string"))
+		s = lua_tolstring(L, -1, len); /* the table keeps it alive */
+	lua_pop(L, 1);
+	return s;
+}
+
+lua_Integer sp_opt_integer(lua_State *L, int idx, const char *fn, const char *key,
+			   lua_Integer def)
+{
+	lua_Integer v = def;
+
+	if (opt_get(L, idx, fn, key, LUA_TNUMBER, "an integer")) {
+		int isint;
+
+		v = lua_tointegerx(L, -1, &isint);
+		if (!isint)
+			luaL_error(L, "%s: option \"%s\" must be an integer (got %s)", fn, key,
+				   lua_tostring(L, -1));
+	}
+	lua_pop(L, 1);
+	return v;
+}
+
+int sp_opt_boolean(lua_State *L, int idx, const char *fn, const char *key, int def)
+{
+	int v = def;
+
+	if (opt_get(L, idx, fn, key, LUA_TBOOLEAN, "a boolean"))
+		v = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	return v;
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -75,11 +157,8 @@ static int l_json_decode(lua_State *L)
 	const char *s = luaL_checklstring(L, 1, &len);
 	cJSON *j = cJSON_ParseWithLength(s, len);
 
-	if (!j) {
-		lua_pushnil(L);
-		lua_pushstring(L, "json: malformed input");
-		return 2;
-	}
+	if (!j)
+		return sp_fail_msg(L, EINVAL, "json_decode", "malformed input");
 	push_json(L, j, 0);
 	cJSON_Delete(j);
 	return 1;
@@ -449,7 +528,7 @@ static int l_base64_decode(lua_State *L)
 	int bits = 0;
 
 	if (n % 4)
-		return sp_fail(L, EINVAL, "base64: length not a multiple of 4");
+		return sp_fail_msg(L, EINVAL, "base64_decode", "length not a multiple of 4");
 	while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
 		pad++;
 	luaL_buffinit(L, &b);
@@ -457,7 +536,7 @@ static int l_base64_decode(lua_State *L)
 		const char *p = s[i] ? strchr(tab, s[i]) : NULL;
 
 		if (!p)
-			return sp_fail(L, EINVAL, "base64: not in the alphabet");
+			return sp_fail_msg(L, EINVAL, "base64_decode", "not in the alphabet");
 		acc = (acc << 6) | (uint32_t)(p - tab);
 		bits += 6;
 		if (bits >= 8) {

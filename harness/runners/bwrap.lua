@@ -14,6 +14,10 @@ local array, by_depth, DEFAULT_PROTECTED = peer.array, peer.by_depth, peer.DEFAU
 local ERRNO = peer.STRERROR
 
 local M = { name = "bwrap" }
+M.capabilities, M.reasons = peer.capabilities("bwrap", {
+  block_unix_sockets = "only a seccomp program compiled by the integrator (--seccomp FD) could " ..
+                       "block them, and that would be the integrator's sandbox",
+})
 
 local CANDIDATES = { "/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap" }
 local PLATFORM_ROOTS = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc" }
@@ -32,13 +36,6 @@ function M.version()
   local r = sp.spawn { argv = { b, "--version" }, timeout_ms = 5000 }
   return r and r.code == 0 and r.stdout:gsub("%s+$", "") or "unknown"
 end
-
--- No runtime roots: RT scenarios are unsupported.
-function M.gc() return nil end
-function M.gc_async() return nil end
-
-
-
 
 -- Whether path is one of roots or beneath one.
 local function inside(path, roots)
@@ -167,12 +164,6 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  local no = peer.inexpressible("bwrap", spec)
-  if no then return { unsupported = no } end
-  if (spec.profile or {}).block_unix_sockets then
-    return { unsupported = "bwrap cannot block unix sockets: only a seccomp program compiled by the " ..
-                           "integrator (--seccomp FD) could, and that would be the integrator's sandbox" }
-  end
   -- in a lab (peer.spawn): with --share-net bwrap shares its namespace
   local r = peer.spawn(t, spec, build(t, spec, binary()),
                        { cwd = "/", env = { "PATH=/usr/bin:/bin", "LC_ALL=C" }, note = true })

@@ -17,6 +17,9 @@ local peer = require "sandproof.peer"
 local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, peer.SYS_PATH
 
 local M = { name = "codex" }
+M.capabilities, M.reasons = peer.capabilities("codex", {
+  block_unix_sockets = "codex has no setting to block unix sockets",
+})
 
 -- The harness's per-scenario timeout is 5 x its default (120 s): a launch
 -- is ~100 ms (node launcher, codex, bwrap), and setup.fault_sweep makes
@@ -59,9 +62,6 @@ function M.version()
   return r and r.code == 0 and (r.stdout:gsub("%s+$", "")) or "unknown"
 end
 
--- No runtime roots: RT scenarios are unsupported.
-function M.gc() return nil end
-function M.gc_async() return nil end
 
 -- ---- TOML ------------------------------------------------------------------
 
@@ -198,15 +198,10 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  local no = peer.inexpressible("codex", spec)
-  if no then return { unsupported = no } end
-  if (spec.profile or {}).block_unix_sockets then
-    return { unsupported = "codex has no setting to block unix sockets (block_unix_sockets)" }
-  end
   -- Codex refuses to lay out its helper binaries under /tmp, so its home is
   -- the scenario's other temp directory (/var/tmp/sandproof-*, removed with
   -- the scenario), never the real $HOME.
-  if not t.vtmp then error({ sp_error = "codex needs a home outside /tmp: no /var/tmp directory" }, 0) end
+  if not t.vtmp then t:error("codex needs a home outside /tmp: no /var/tmp directory") end
   local home = t.vtmp .. "/codex-home"
   if not sp.exists(home) then assert(sp.mkdir(home)) end
   local notes = {}

@@ -19,6 +19,9 @@ local array, by_depth, DEFAULT_PROTECTED = peer.array, peer.by_depth, peer.DEFAU
 local ERRNO = peer.STRERROR
 
 local M = { name = "firejail" }
+local SETUID = "firejail is setuid root: it cannot start under the harness's hold/fault filters, " ..
+               "which set no_new_privs"
+M.capabilities, M.reasons = peer.capabilities("firejail", { hold = SETUID, fault = SETUID })
 
 local CANDIDATES = { "/usr/bin/firejail", "/usr/local/bin/firejail", "/bin/firejail" }
 -- the calls PRIV-2 and NET-5 refuse, added to firejail's default blacklist
@@ -45,13 +48,6 @@ function M.version()
   local v = r and r.code == 0 and r.stdout:match("^([^\n]*)")
   return v or "unknown"
 end
-
--- No runtime roots: RT scenarios are unsupported.
-function M.gc() return nil end
-function M.gc_async() return nil end
-
-
-
 
 -- The argument vector for one request, or nil and an "unsupported" reason.
 local function build(spec, bin)
@@ -140,12 +136,6 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  local no = peer.inexpressible("firejail", spec)
-  if no then return { unsupported = no } end
-  if t._ctx.hold or t._ctx.fault then
-    return { unsupported = "firejail is setuid root: it cannot start under the harness's hold/fault " ..
-                           "filters, which set no_new_privs" }
-  end
   if sp.getuid() ~= 0 then
     -- The lab of a non-root caller is a user namespace: the setuid bit is
     -- ignored there, and firejail 0.9.72 aborts (create_empty_dir_as_root:

@@ -6,18 +6,18 @@
 -- without a controlling terminal, inside the harness's temp directory, and
 -- on the network only inside the lab.
 local M = { name = "none" }
+-- It can be asked everything a command-line request holds (and enforces
+-- none of it: limits and bounds are ignored); it has no runtime roots, no
+-- gc, no host check and no request document to read.
+M.capabilities = { gc = false, doctor = false, runtime_roots = false, raw_request = false,
+                   limits = true, output_limit = true, block_unix_sockets = true,
+                   hold = true, fault = true }
+M.reasons = { raw_request = "it takes no request", doctor = "it checks nothing" }
 
 function M.available() return true end
 function M.version() return "none (no sandbox)" end
 
-function M.gc() return nil end
-function M.doctor() return nil end
-function M.gc_async() return nil end
-
 function M.sandbox(t, spec)
-  if spec.profile and spec.profile.runtime then
-    return { unsupported = "the none runner has no runtime roots" }
-  end
   local env = {}
   for k, v in pairs(spec.env or {}) do env[#env + 1] = k .. "=" .. v end
   -- No timeout of its own either: the harness only stops it a little after
@@ -25,7 +25,6 @@ function M.sandbox(t, spec)
   -- Without a lab it gets an empty network namespace of its own, so an
   -- unconfined attack can never send a packet off this machine.
   if not t._ctx.lab then t:lab() end
-  if spec.raw_request then return { unsupported = "the none runner takes no request" } end
   local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = env, stdin = spec.stdin,
                       timeout_ms = (spec.timeout_ms or 30000) + 2000, private_mounts = true,
                       signal_after_ms = spec.signal_after_ms, signal = spec.signal }

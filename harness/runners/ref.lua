@@ -4,6 +4,9 @@
 local sp = require "sp"
 
 local M = { name = "ref" }
+-- the reference runner implements the whole contract
+M.capabilities = { gc = true, doctor = true, runtime_roots = true, raw_request = true, limits = true,
+                   output_limit = true, block_unix_sockets = true, hold = true, fault = true }
 
 function M.available(paths)
   if not (paths and paths.ref and sp.exists(paths.ref)) then
@@ -36,7 +39,7 @@ function M.sandbox(t, spec)
   for _, k in ipairs(outcome and { "stdout", "stderr" } or {}) do
     if outcome[k .. "_encoding"] == "base64" then
       local bytes, err = sp.base64_decode(outcome[k])
-      if not bytes then error({ sp_error = "outcome " .. k .. ": " .. tostring(err) }, 0) end
+      if not bytes then t:error("outcome " .. k .. ": " .. tostring(err)) end
       outcome[k] = bytes
     end
   end

@@ -18,6 +18,7 @@ local peer = require "sandproof.peer"
 local find, DEFAULT_PROTECTED, SYS_PATH = peer.find, peer.DEFAULT_PROTECTED, peer.SYS_PATH
 
 local M = { name = "srt" }
+M.capabilities, M.reasons = peer.capabilities("srt")
 
 -- The harness's per-scenario timeout is 20 x its default (120 s): a launch
 -- is node + bash + bwrap + socat, ~350 ms, and a hold sweep over every
@@ -63,9 +64,6 @@ function M.version()
   return r and r.code == 0 and ("srt " .. r.stdout:gsub("%s+$", "")) or "unknown"
 end
 
--- No runtime roots: RT scenarios are unsupported.
-function M.gc() return nil end
-function M.gc_async() return nil end
 
 local array = function(t) return setmetatable(t or {}, { __jsonarray = true }) end
 
@@ -166,8 +164,6 @@ end
 function M.sandbox(t, spec)
   local ok, why = M.available()
   if not ok then t:skip(why) end
-  local no = peer.inexpressible("srt", spec)
-  if no then return { unsupported = no } end
   local p = spec.profile or {}
   local notes = {}
   local s = settings(spec, notes)

@@ -6,7 +6,8 @@
 #     fail proves nothing); only files that say `unconfined_passes = true`
 #     may pass, and RT scenarios are unsupported by none;
 #   - a harness SIGKILLed mid-run leaves an intact database holding every
-#     result it printed before the kill.
+#     result it printed before the kill;
+#   - no scenario reads a probe result by a constant position (r.probe[3]).
 set -u
 sp=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,6 +19,11 @@ check() { # cond description
 	if eval "$1"; then pass=$((pass + 1)); echo "ok $n - $2"
 	else fail=$((fail + 1)); echo "not ok $n - $2"; fi
 }
+
+# Probe results are read by name (r.op.NAME), never by a constant position:
+# an op inserted later must not shift what a check reads.
+positional=$(grep -lE '\.probe\[[0-9]' "$src"/scenarios/*/*.lua | tr '\n' ' ')
+check '[ -z "$positional" ]' "no scenario reads probe results by position${positional:+: $positional}"
 
 "$sp" run --runner ref,none --out "$out/a" >"$out/run.log" 2>&1
 status=$?

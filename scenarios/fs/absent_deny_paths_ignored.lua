@@ -14,7 +14,7 @@ return scenario {
   run = function(t)
     local u = string.format("sandproof-absent-%d-%d", sp.getpid(), t.seed)
     local dr, dw = "/var/tmp/" .. u .. "-read", "/var/tmp/" .. u .. "-write"
-    if sp.exists(dr) or sp.exists(dw) then error("the absent paths exist on the host") end
+    if sp.exists(dr) or sp.exists(dw) then t:error("the absent paths exist on the host") end
     local p = t.profiles.workspace_write()
     p.filesystem.deny_read = array { dr }
     p.filesystem.deny_write = array { dw }

@@ -27,15 +27,16 @@ return scenario {
       command = { "sh", "-c",
         'ls -laR "$1" 2>&1; chmod 755 "$1" 2>&1; ls -laR "$1" 2>&1; cat "$1"/* "$1"/sub/deep 2>&1; exec "$0" read "$2" -- read "$1/$3" -- read "$1/sub/deep" -- stat "$1"',
         t.paths.probe, dir, t.ws .. "/README", name },
+      op_names = { "control", "secret", "deep", "stat" },
     })
-    local ctl = r.probe[1]
+    local ctl = r.op.control
     if not (ctl and ctl.ok and ctl.data == "workspace\n") then return "control_failed" end
     local errs = {}
-    for i = 2, 3 do
-      local q = r.probe[i]
+    for _, op in ipairs { "secret", "deep" } do
+      local q = r.op[op]
       errs[#errs + 1] = not q and "missing" or q.ok and "ok" or tostring(q.errno)
     end
-    local st = r.probe[4]
+    local st = r.op.stat
     t:note("note", string.format("read errnos %s; stat type=%s mode=%s",
       table.concat(errs, " "), st and tostring(st.type) or "-", st and tostring(st.mode) or "-"))
     if sp.read(dir .. "/" .. name) ~= token .. "\n" then return "host_changed" end

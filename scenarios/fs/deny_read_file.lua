@@ -21,8 +21,9 @@ return scenario {
       profile = p,
       command = { "sh", "-c", 'cat "$1" 2>&1; chmod 644 "$1" 2>&1; cat "$1" 2>&1; exec "$0" read "$2" -- read "$1" -- stat "$1"',
                   t.paths.probe, secret, t.ws .. "/README" },
+      op_names = { "control", "secret", "stat" },
     })
-    local ctl, rd, st = r.probe[1], r.probe[2], r.probe[3]
+    local ctl, rd, st = r.op.control, r.op.secret, r.op.stat
     if not (ctl and ctl.ok and ctl.data == "workspace\n") then return "control_failed" end
     t:note("note", string.format("read errno=%s; stat mode=%s size=%s",
       rd and (rd.ok and "ok" or tostring(rd.errno)) or "missing",

@@ -19,8 +19,9 @@ return scenario {
     local r = t:ran(t:sandbox {
       command = { "sh", "-c", 'printf "DEV:"; ls -A /dev | tr "\\n" " "; echo; exec "$0" write /dev/null x',
                   t.paths.probe },
+      op_names = { "null" },
     })
-    local ctl = r.probe[1]
+    local ctl = r.op.null
     if not (ctl and ctl.ok) then return "control_failed" end
     local line = r.stdout:match("DEV:([^\n]*)")
     if not line then return "control_failed" end

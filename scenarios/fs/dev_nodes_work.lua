@@ -14,32 +14,32 @@ return scenario {
     if t.os ~= "linux" then return "not_applicable" end
     local r = t:ran(t:sandbox {
       probe = {
-        { "write", "/dev/null", "discarded" },
-        { "read", "/dev/zero" },
-        { "read", "/dev/urandom" },
-        { "write", "/dev/full", "x" },
-        { "stat", "/dev/tty" },
-        { "stat", "/dev/pts" },
-        { "stat", "/dev/shm" },
-        { "stat", "/dev/stdout" },
+        { "write", "/dev/null", "discarded", as = "null" },
+        { "read", "/dev/zero", as = "zero" },
+        { "read", "/dev/urandom", as = "urandom" },
+        { "write", "/dev/full", "x", as = "full" },
+        { "stat", "/dev/tty", as = "tty" },
+        { "stat", "/dev/pts", as = "pts" },
+        { "stat", "/dev/shm", as = "shm" },
+        { "stat", "/dev/stdout", as = "stdout" },
         { "write", t.ws .. "/control", "ok" },
       },
     })
-    local p = r.probe
     local bad = {}
-    local function want(i, cond, what)
-      if not (p[i] and cond(p[i])) then
-        bad[#bad + 1] = what .. "(" .. (p[i] and (p[i].ok and "ok" or tostring(p[i].errno)) or "missing") .. ")"
+    local function want(name, cond)
+      local q = r.op[name]
+      if not (q and cond(q)) then
+        bad[#bad + 1] = name .. "(" .. (q and (q.ok and "ok" or tostring(q.errno)) or "missing") .. ")"
       end
     end
-    want(1, function(q) return q.ok end, "null")
-    want(2, function(q) return q.ok and q.bytes == 4096 and q.truncated end, "zero")
-    want(3, function(q) return q.ok and q.bytes == 4096 end, "urandom")
-    want(4, function(q) return not q.ok and q.errno == "ENOSPC" end, "full")
-    want(5, function(q) return q.ok and q.type == "chr" end, "tty")
-    want(6, function(q) return q.ok and q.type == "dir" end, "pts")
-    want(7, function(q) return q.ok and q.type == "dir" end, "shm")
-    want(8, function(q) return q.ok and q.type == "symlink" end, "stdout")
+    want("null", function(q) return q.ok end)
+    want("zero", function(q) return q.ok and q.bytes == 4096 and q.truncated end)
+    want("urandom", function(q) return q.ok and q.bytes == 4096 end)
+    want("full", function(q) return not q.ok and q.errno == "ENOSPC" end)
+    want("tty", function(q) return q.ok and q.type == "chr" end)
+    want("pts", function(q) return q.ok and q.type == "dir" end)
+    want("shm", function(q) return q.ok and q.type == "dir" end)
+    want("stdout", function(q) return q.ok and q.type == "symlink" end)
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     t:note("note", #bad == 0 and "every node behaved" or "not working: " .. table.concat(bad, " "))
     return #bad == 0 and "works" or "broken"

@@ -30,14 +30,14 @@ return scenario {
     if abi <= 0 then t:skip("Landlock unavailable in this kernel") end
     local r = t:ran(t:sandbox { probe = {
       { "write", t.ws .. "/control", "ok" },                         -- positive control
-      { "mountinfo", "/proc" },
-      { "write", "/proc/self/comm", "sandproof-probe" },
-      { "kill", 1, 0 },
+      { "mountinfo", "/proc", as = "proc" },
+      { "write", "/proc/self/comm", "sandproof-probe", as = "comm" },
+      { "kill", 1, 0, as = "kill1" },
     } })
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local e = r.outcome.enforcement
     local used = type(e) == "table" and tonumber(e.landlock_abi) or nil
-    local m, comm, kill1 = r.probe[2] or {}, r.probe[3] or {}, r.probe[4] or {}
+    local m, comm, kill1 = r.op.proc or {}, r.op.comm or {}, r.op.kill1 or {}
     local proc_rw = m.ok and m.fstype == "proc" and m.options and (","  .. m.options .. ","):find(",rw,") ~= nil
     t:note("note", string.format("host Landlock ABI %d, enforcement.landlock_abi %s; /proc %s %s; " ..
       "write /proc/self/comm %s; kill(1, 0) %s", abi, tostring(used), tostring(m.fstype), tostring(m.options),

@@ -70,20 +70,20 @@ return scenario {
     }
     if t.visible_outside then WANT[#WANT + 1] = { t.visible_outside, { "ro", "nosuid" } } end
     local ops = { { "write", t.ws .. "/control", "ok" } }                -- positive control
-    for _, w in ipairs(WANT) do ops[#ops + 1] = { "mountinfo", w[1] } end
+    for i, w in ipairs(WANT) do ops[#ops + 1] = { "mountinfo", w[1], as = "mount" .. i } end
     local p = t.profiles.workspace_write()
     p.filesystem.write_roots = array { { root = t.ws, read_only_subpaths = array { ro } } }
     p.filesystem.deny_write = array { env }
-    local argv = lib.probe_argv(t, ops)
+    local argv, names = lib.probe_argv(t, ops)
     table.insert(argv, 1, "sh")
     table.insert(argv, 1, 'cat /proc/self/mountinfo; exec "$@"')
     table.insert(argv, 1, "-c")
     table.insert(argv, 1, "sh")
-    local r = t:ran(t:sandbox { profile = p, command = argv })
+    local r = t:ran(t:sandbox { profile = p, command = argv, op_names = names })
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local seen, verdict = {}, nil
     for i, w in ipairs(WANT) do
-      local m = r.probe[i + 1] or {}
+      local m = r.op["mount" .. i] or {}
       if not m.ok then
         seen[#seen + 1] = string.format("%s: %s at %s", w[1], tostring(m.errno), tostring(m.step))
         verdict = verdict or "unreadable:" .. w[1]

@@ -13,16 +13,16 @@ return scenario {
     local r = t:ran(t:sandbox {
       probe = {
         { "write", t.ws .. "/control", "ok" },                -- positive control
-        { "write", victim, "pwned" },
-        { "append", victim, "pwned" },
-        { "write", new, "x" },
-        { "mkdir", dir },
+        { "write", victim, "pwned", as = "write" },
+        { "append", victim, "pwned", as = "append" },
+        { "write", new, "x", as = "create" },
+        { "mkdir", dir, as = "mkdir" },
       },
     })
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local errs = {}
-    for i = 2, 5 do
-      local q = r.probe[i]
+    for _, op in ipairs { "write", "append", "create", "mkdir" } do
+      local q = r.op[op]
       errs[#errs + 1] = not q and "missing" or q.ok and "ok" or tostring(q.errno)
     end
     t:note("note", "sibling errnos (write, append, create, mkdir): " .. table.concat(errs, " "))

@@ -21,9 +21,10 @@ return scenario {
       { op = "mkdir", path = o .. "/new-dir" },
     }
     local probe = { { "write", t.ws .. "/control", "ok" } }    -- positive control
-    for _, x in ipairs(targets) do
-      if sp.exists(x.path) then error("target already exists on the host: " .. x.path) end
-      probe[#probe + 1] = x.op == "write" and { "write", x.path, "x" } or { "mkdir", x.path }
+    for i, x in ipairs(targets) do
+      if sp.exists(x.path) then t:error("target already exists on the host: " .. x.path) end
+      probe[#probe + 1] = x.op == "write" and { "write", x.path, "x", as = "target" .. i }
+                          or { "mkdir", x.path, as = "target" .. i }
     end
     probe[#probe + 1] = { "append", o .. "/victim", "changed\n" }
     local ok, r = pcall(t.sandbox, t, { probe = probe })
@@ -40,7 +41,7 @@ return scenario {
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local errs = {}
     for i, x in ipairs(targets) do
-      local p = r.probe[i + 1]
+      local p = r.op["target" .. i]
       errs[#errs + 1] = x.path .. "=" .. (not p and "missing" or p.ok and "ok" or tostring(p.errno))
     end
     t:note("note", "errnos: " .. table.concat(errs, " "))

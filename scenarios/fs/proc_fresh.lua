@@ -11,9 +11,10 @@ return scenario {
     if t.os ~= "linux" then return "not_applicable" end
     local host_pid = sp.getpid()
     local r = t:ran(t:sandbox {
-      probe = { { "stat", "/proc/self" }, { "read", "/proc/self/stat" }, { "stat", "/proc/" .. host_pid } },
+      probe = { { "stat", "/proc/self", as = "self" }, { "read", "/proc/self/stat", as = "stat" },
+                { "stat", "/proc/" .. host_pid, as = "host" } },
     })
-    local self, st, host = r.probe[1], r.probe[2], r.probe[3]
+    local self, st, host = r.op.self, r.op.stat, r.op.host
     if not (self and self.ok and st and st.ok) then return "control_failed" end
     t:note("note", string.format("/proc/%d (the harness): %s", host_pid,
       host and (host.ok and "visible" or tostring(host.errno)) or "missing"))

@@ -32,17 +32,17 @@ return scenario {
     for _, hide in ipairs { "proj", "proj2" } do
       local show = hide == "proj" and "proj2" or "proj"
       local denied, ops = array {}, {}
-      for _, b in ipairs(bases) do
+      for i, b in ipairs(bases) do
         denied[#denied + 1] = b .. "/" .. hide
-        ops[#ops + 1] = { "read", b .. "/" .. show .. "/secret" }     -- the sibling: must read
-        ops[#ops + 1] = { "read", b .. "/" .. hide .. "/secret" }     -- hidden
+        ops[#ops + 1] = { "read", b .. "/" .. show .. "/secret", as = "show" .. i }  -- the sibling: must read
+        ops[#ops + 1] = { "read", b .. "/" .. hide .. "/secret", as = "hide" .. i }  -- hidden
       end
       local p = t.profiles.workspace_write()
       p.filesystem.deny_read = denied
       local r = t:ran(t:sandbox { profile = p, probe = ops })
       local out = (r.stdout or "") .. (r.stderr or "")
       for i, b in ipairs(bases) do
-        local s, h = r.probe[2 * i - 1] or {}, r.probe[2 * i] or {}
+        local s, h = r.op["show" .. i] or {}, r.op["hide" .. i] or {}
         notes[#notes + 1] = string.format("deny_read %s/%s: sibling read %s, read %s",
           b == t.ws and "ws" or "visible_outside", hide, s.ok and "ok" or tostring(s.errno),
           h.ok and "ok" or tostring(h.errno))

@@ -15,9 +15,10 @@ return scenario {
       p.filesystem.allow_temp = allow
       local r = t:ran(t:sandbox {
         profile = p,
-        probe = { { "read", t.ws .. "/README" }, { "read", victim }, { "stat", t.outside } },
+        probe = { { "read", t.ws .. "/README", as = "control" }, { "read", victim, as = "victim" },
+                  { "stat", t.outside, as = "outside" } },
       })
-      local ctl, rd, st = r.probe[1], r.probe[2], r.probe[3]
+      local ctl, rd, st = r.op.control, r.op.victim, r.op.outside
       if not (ctl and ctl.ok and ctl.data == "workspace\n") then return "control_failed" end
       t:note("note", string.format("allow_temp=%s: read victim %s, stat outside %s", tostring(allow),
         rd and (rd.ok and "ok" or tostring(rd.errno)) or "missing",

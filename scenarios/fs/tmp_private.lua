@@ -13,9 +13,9 @@ return scenario {
     p.filesystem.allow_temp = true
     local r = t:ran(t:sandbox {
       profile = p,
-      probe = { { "write", f, "temp-data" }, { "read", f } },
+      probe = { { "write", f, "temp-data", as = "write" }, { "read", f, as = "read" } },
     })
-    local w, rd = r.probe[1], r.probe[2]
+    local w, rd = r.op.write, r.op.read
     t:note("note", string.format("write %s, read back %s",
       w and (w.ok and "ok" or tostring(w.errno)) or "missing",
       rd and (rd.ok and tostring(rd.data) or tostring(rd.errno)) or "missing"))

@@ -12,18 +12,19 @@ return scenario {
     p.filesystem.allow_temp = false
     local r = t:ran(t:sandbox {
       profile = p,
-      probe = { { "write", t.ws .. "/control", "ok" }, { "write", f, "x" }, { "mkdir", d } },
+      probe = { { "write", t.ws .. "/control", "ok" }, { "write", f, "x", as = "write" },
+                { "mkdir", d, as = "mkdir" } },
     })
     if sp.read(t.ws .. "/control") ~= "ok" then return "control_failed" end
     local errs = {}
-    for i = 2, 3 do
-      local q = r.probe[i]
+    for _, name in ipairs { "write", "mkdir" } do
+      local q = r.op[name]
       errs[#errs + 1] = not q and "missing" or q.ok and "ok" or tostring(q.errno)
     end
     t:note("note", "write, mkdir under /tmp: " .. table.concat(errs, " "))
     if sp.exists(f) or sp.exists(d) then return "written" end
-    for i = 2, 3 do
-      if r.probe[i] and r.probe[i].ok then return "writable_in_sandbox" end
+    for _, name in ipairs { "write", "mkdir" } do
+      if r.op[name] and r.op[name].ok then return "writable_in_sandbox" end
     end
     return "read_only"
   end,

@@ -35,8 +35,8 @@ return scenario {
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { pids = 16 }
-    local r = t:ran(t:sandbox { profile = p, probe = { { "forkn", 40 } } })
-    local f = r.probe[1]
+    local r = t:ran(t:sandbox { profile = p, probe = { { "forkn", 40, as = "fork" } } })
+    local f = r.op.fork
     if not (f and (f.forked or 0) > 0) then return "control_failed" end
     if f.ok or f.forked > 15 then return "unbounded" end
     local via = r.outcome.enforcement.limits.pids.via

@@ -12,8 +12,9 @@ return scenario {
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { cpu_seconds = 1 }
-    local r = t:ran(t:sandbox { profile = p, timeout_ms = 120000, probe = { { "spin", 200 }, { "spin", 8000 } } })
-    local o, a, b = r.outcome, r.probe[1], r.probe[2]
+    local r = t:ran(t:sandbox { profile = p, timeout_ms = 120000, probe = {
+      { "spin", 200, as = "short" }, { "spin", 8000, as = "long" } } })
+    local o, a, b = r.outcome, r.op.short, r.op.long
     t:note("note", string.format("spin 200: %s; spin 8000: %s; kind %s limit %s signal %s; run CPU %s ms",
       a and tostring(a.cpu_ms) or "missing", b and tostring(b.cpu_ms) or "killed",
       tostring(o.kind), tostring(o.limit), tostring(o.exit and o.exit.signal), tostring(r.cpu_ms)))

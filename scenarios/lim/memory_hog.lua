@@ -20,7 +20,8 @@ return scenario {
     local p = t.profiles.workspace_write()
     p.limits = { memory_bytes = 64 * MIB }
     local r = t:sandbox { profile = p, timeout_ms = 60000,
-                          probe = { { "write", started, "x" }, { "alloc", 16 * MIB }, { "alloc", 256 * MIB } } }
+                          probe = { { "write", started, "x" }, { "alloc", 16 * MIB, as = "fits" },
+                                    { "alloc", 256 * MIB, as = "hog" } } }
     local o = r.outcome
     -- where this host certainly offers one: a cgroup v1 memory hierarchy, as root
     local memcg = sp.getuid() == 0 and sp.exists("/sys/fs/cgroup/memory/cgroup.procs")
@@ -33,8 +34,8 @@ return scenario {
       return memcg and "refused_wrongly" or "refused"
     end
     t:ran(r)
-    if not (r.probe[2] and r.probe[2].ok) then return "control_failed" end
-    if (r.probe[3] and r.probe[3].ok) or (r.maxrss_kib or 0) > 96 * 1024 then return "unbounded" end
+    if not (r.op.fits and r.op.fits.ok) then return "control_failed" end
+    if (r.op.hog and r.op.hog.ok) or (r.maxrss_kib or 0) > 96 * 1024 then return "unbounded" end
     if o.kind ~= "limit_exceeded" or o.limit ~= "memory_bytes" then return "not_reported:" .. tostring(o.kind) end
     return "bounded"
   end,

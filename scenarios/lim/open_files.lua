@@ -12,10 +12,11 @@ return scenario {
     p.limits = { open_files = 64 }
     local limits
     local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1, comm = "sandproof-probe",
-                       sandbox = { profile = p, probe = { { "openn", 40 }, { "openn", 1000 }, { "sleep", 50 } } },
+                       sandbox = { profile = p, probe = { { "openn", 40, as = "fits" }, { "openn", 1000, as = "many" },
+                                                           { "sleep", 50 } } },
                        action = function(_, _, pid) limits = sp.read("/proc/" .. pid .. "/limits") end }
     t:ran(r)
-    local a, b = r.probe[1], r.probe[2]
+    local a, b = r.op.fits, r.op.many
     local soft, hard = (limits or ""):match("Max open files%s+(%d+)%s+(%d+)")
     t:note("note", string.format("openn 40: %s; openn 1000: %s %s; host /proc/PID/limits: %s %s",
       a and tostring(a.opened) or "missing", b and tostring(b.opened) or "missing",

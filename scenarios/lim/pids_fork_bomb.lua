@@ -21,10 +21,10 @@ return scenario {
     p.limits = { pids = PIDS }
     local seen
     local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1, comm = "sandproof-probe",
-                       sandbox = { profile = p, probe = { { "forkn", BOMB, marker }, { "sleep", 50 } } },
+                       sandbox = { profile = p, probe = { { "forkn", BOMB, marker, as = "bomb" }, { "sleep", 50 } } },
                        action = function() seen = #sp.census { marker = marker }.processes end }
     t:ran(r)
-    local f, o = r.probe[1], r.outcome
+    local f, o = r.op.bomb, r.outcome
     t:note("census", string.format("processes with the marker while the probe slept: %s", tostring(seen)))
     t:note("note", string.format("forkn: forked %s, %s; kind %s; pids %s; limit_events %s",
       tostring(f and f.forked), f and (f.ok and "all" or tostring(f.errno)) or "missing", tostring(o.kind),

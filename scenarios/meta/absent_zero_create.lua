@@ -11,7 +11,7 @@ return scenario {
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
   run = function(t)
     local target = t.ws .. "/.zero"
-    if sp.exists(target) then error(".zero exists before the run") end
+    if sp.exists(target) then t:error(".zero exists before the run") end
     return lib.protected_create(t, target, { { "write", target, "planted\n" } })
   end,
 }

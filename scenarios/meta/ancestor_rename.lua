@@ -13,7 +13,7 @@ return scenario {
     local cfg = assert(sp.read(g .. "/config"))
     local r = t:ran(t:sandbox {
       probe = {
-        { "write", t.ws .. "/sibling.txt", "ok" },          -- positive control
+        { "write", t.ws .. "/sibling.txt", "ok", as = "control" },  -- positive control
         { "rename", g, x },
         { "mkdir", g },
         { "mkdir", g .. "/hooks" },
@@ -23,9 +23,8 @@ return scenario {
     })
     if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
     local errs = {}
-    for i = 2, #r.probe do
-      local q = r.probe[i]
-      errs[#errs + 1] = q.op .. "=" .. (q.ok and "ok" or tostring(q.errno))
+    for _, q in ipairs(r.probe) do
+      if q ~= r.op.control then errs[#errs + 1] = q.op .. "=" .. (q.ok and "ok" or tostring(q.errno)) end
     end
     t:note("note", "errnos: " .. table.concat(errs, " ") ..
       string.format("; denials %s", sp.json_encode(r.outcome.denials or {})))

@@ -13,16 +13,16 @@ return scenario {
     local r = t:ran(t:sandbox {
       probe = {
         { "write", t.ws .. "/sibling.txt", "ok" },          -- positive control
-        { "append", cfg, "[core]\n\tfsmonitor = /tmp/pwn\n" },
-        { "write", cfg, "[core]\n\thooksPath = /tmp/pwn\n" },
-        { "rename", cfg, t.ws .. "/.git/config.away" },
-        { "unlink", cfg },
+        { "append", cfg, "[core]\n\tfsmonitor = /tmp/pwn\n", as = "append" },
+        { "write", cfg, "[core]\n\thooksPath = /tmp/pwn\n", as = "write" },
+        { "rename", cfg, t.ws .. "/.git/config.away", as = "rename" },
+        { "unlink", cfg, as = "unlink" },
       },
     })
     if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
     local errs = {}
-    for i = 2, 5 do
-      local q = r.probe[i]
+    for _, op in ipairs { "append", "write", "rename", "unlink" } do
+      local q = r.op[op]
       errs[#errs + 1] = not q and "missing" or q.op .. "=" .. (q.ok and "ok" or tostring(q.errno))
     end
     t:note("note", "errnos: " .. table.concat(errs, " "))

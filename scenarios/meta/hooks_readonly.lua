@@ -16,10 +16,10 @@ return scenario {
     local r = t:ran(t:sandbox {
       probe = {
         { "write", t.ws .. "/sibling.txt", "ok" },          -- positive control
-        { "write", hook, "#!/bin/sh\necho pwned\n" },
-        { "append", sample, "echo pwned\n" },
-        { "unlink", sample },
-        { "rename", hooks, t.ws .. "/.git/hooks-away" },
+        { "write", hook, "#!/bin/sh\necho pwned\n", as = "plant" },
+        { "append", sample, "echo pwned\n", as = "append" },
+        { "unlink", sample, as = "unlink" },
+        { "rename", hooks, t.ws .. "/.git/hooks-away", as = "rename" },
       },
     })
     -- host-side oracles
@@ -28,8 +28,8 @@ return scenario {
       return "control_failed"
     end
     local errs = {}
-    for i = 2, 5 do
-      local q = r.probe[i]
+    for _, op in ipairs { "plant", "append", "unlink", "rename" } do
+      local q = r.op[op]
       errs[#errs + 1] = not q and "missing" or q.op .. "=" .. (q.ok and "ok" or tostring(q.errno))
     end
     t:note("note", "errnos: " .. table.concat(errs, " "))

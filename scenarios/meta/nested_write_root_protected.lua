@@ -24,8 +24,8 @@ return scenario {
       probe = {
         { "write", t.ws .. "/control", "ok" },              -- positive control, outer root
         { "write", sub .. "/control", "ok" },               -- positive control, nested root
-        { "write", sub .. "/.git/hooks/pre-commit", "#!/bin/sh\necho pwned\n" },
-        { "append", sub .. "/.git/config", "[core]\n\thooksPath = /tmp/pwn\n" },
+        { "write", sub .. "/.git/hooks/pre-commit", "#!/bin/sh\necho pwned\n", as = "hook" },
+        { "append", sub .. "/.git/config", "[core]\n\thooksPath = /tmp/pwn\n", as = "config" },
         { "mkdir", sub .. "/.agents" },
         { "sleep", 2000 },                                  -- room for the runner to stop it
         { "write", t.ws .. "/after.txt", "x" },
@@ -36,8 +36,8 @@ return scenario {
     end
     local o = r.outcome
     local errs = {}
-    for i = 3, 4 do
-      local q = r.probe[i]
+    for _, op in ipairs { "hook", "config" } do
+      local q = r.op[op]
       errs[#errs + 1] = not q and "missing" or q.op .. "=" .. (q.ok and "ok" or tostring(q.errno))
     end
     t:note("note", string.format("%s; kind=%s denials=%s", table.concat(errs, " "), tostring(o.kind),

@@ -15,12 +15,12 @@ return scenario {
     local p2, id2 = lab:listen("tcp", "192.0.2.1")
     local r = t:ran(t:sandbox {
       network = "allow",
-      probe = { { "connect", "tcp", "127.0.0.1", p1 },
-                { "connect", "tcp", "192.0.2.1", p2 } },
+      probe = { { "connect", "tcp", "127.0.0.1", p1, as = "loopback" },
+                { "connect", "tcp", "192.0.2.1", p2, as = "interface" } },
     })
     local h1, h2 = lab:hits(id1, 1, 1000), lab:hits(id2, 1, 1000)
     for i, h in ipairs { h1, h2 } do
-      local c = r.probe[i] or {}
+      local c = r.op[i == 1 and "loopback" or "interface"] or {}
       t:note("note", string.format("%s ok=%s errno=%s; listener hits=%d",
         i == 1 and "127.0.0.1" or "192.0.2.1", tostring(c.ok), tostring(c.errno), h))
     end

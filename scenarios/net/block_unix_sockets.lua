@@ -12,16 +12,16 @@ return scenario {
     local id = lab:listen_unix { path = path }
     -- positive control: without the flag the listener is reached
     local r0 = t:ran(t:sandbox { network = "deny", block_unix_sockets = false,
-                                 probe = { { "unix_connect", path } } })
+                                 probe = { { "unix_connect", path, as = "connect" } } })
     local before = lab:hits(id, 1, 1000)
     if before < 1 then
       t:note("note", "positive control failed: the socket was not reached without the flag (" ..
-        tostring(r0.probe[1] and r0.probe[1].errno) .. ")")
+        tostring(r0.op.connect and r0.op.connect.errno) .. ")")
       return "control_failed"
     end
     local r = t:ran(t:sandbox { network = "deny", block_unix_sockets = true,
-                                probe = { { "unix_connect", path } } })
-    local c = r.probe[1]
+                                probe = { { "unix_connect", path, as = "connect" } } })
+    local c = r.op.connect
     if not c then return "error" end
     local after = lab:hits(id, before + 1, c.ok and 1000 or 100)
     t:note("note", string.format("with the flag: unix_connect ok=%s errno=%s step=%s; hits %d -> %d",

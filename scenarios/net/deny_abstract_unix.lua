@@ -12,16 +12,16 @@ return scenario {
     local name = string.format("sandproof-abs-%d-%d", sp.getpid(), t.seed)
     local id = lab:listen_unix { abstract = name }
     local r0 = t:ran(t:sandbox { network = "allow",
-                                 probe = { { "abstract_unix_connect", name } } })
+                                 probe = { { "abstract_unix_connect", name, as = "connect" } } })
     local before = lab:hits(id, 1, 1000)
     if before < 1 then
       t:note("note", "positive control failed: network=allow did not reach the abstract socket (" ..
-        tostring(r0.probe[1] and r0.probe[1].errno) .. ")")
+        tostring(r0.op.connect and r0.op.connect.errno) .. ")")
       return "control_failed"
     end
     local r = t:ran(t:sandbox { network = "deny",
-                                probe = { { "abstract_unix_connect", name } } })
-    local c = r.probe[1]
+                                probe = { { "abstract_unix_connect", name, as = "connect" } } })
+    local c = r.op.connect
     if not c then return "error" end
     local after = lab:hits(id, before + 1, c.ok and 1000 or 100)
     t:note("note", string.format("network=deny: abstract_unix_connect ok=%s errno=%s; hits %d -> %d",

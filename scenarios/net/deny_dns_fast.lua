@@ -14,17 +14,17 @@ return scenario {
     local r = t:ran(t:sandbox {
       network = "deny",
       probe = { { "listen_echo", "udp", "127.0.0.1", 47053 },     -- positive control
-                { "connect", "udp", "127.0.0.1", 47053 },
-                { "connect", "udp", "192.0.2.53", 53 },
-                { "connect", "tcp", "192.0.2.53", 53 } },
+                { "connect", "udp", "127.0.0.1", 47053, as = "control" },
+                { "connect", "udp", "192.0.2.53", 53, as = "udp" },
+                { "connect", "tcp", "192.0.2.53", 53, as = "tcp" } },
     })
     local ms = sp.now_ms() - t0
-    local u, c = r.probe[3], r.probe[4]
+    local u, c = r.op.udp, r.op.tcp
     if not (u and c) then return "error" end
     t:note("note", string.format("udp errno=%s step=%s; tcp errno=%s step=%s; whole run %.0f ms",
       tostring(u.errno), tostring(u.step), tostring(c.errno), tostring(c.step), ms))
     if u.ok or c.ok then return "answered" end
-    if not (r.probe[2] and r.probe[2].ok) then
+    if not (r.op.control and r.op.control.ok) then
       t:note("note", "positive control failed: no UDP echo from the sandbox's own loopback")
       return "control_failed"
     end

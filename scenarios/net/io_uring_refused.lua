@@ -14,8 +14,9 @@ return scenario {
   run = function(t)
     t:lab() -- no packet ever leaves the lab
     local r = t:ran(t:sandbox { network = "allow",
-                                probe = { { "socket", "inet", "stream" }, { "io_uring" } } })
-    local s, u = r.probe[1], r.probe[2]
+                                probe = { { "socket", "inet", "stream", as = "socket" },
+                                          { "io_uring", as = "io_uring" } } })
+    local s, u = r.op.socket, r.op.io_uring
     if not (s and u) then return "error" end
     t:note("note", string.format("socket ok=%s; io_uring ok=%s errno=%s",
       tostring(s.ok), tostring(u.ok), tostring(u.errno)))

@@ -14,10 +14,10 @@ return scenario {
     local r = t:sandbox {
       network = "deny",
       probe = { { "listen_echo", "tcp", "127.0.0.1", port },
-                { "connect", "tcp", "127.0.0.1", port } },
+                { "connect", "tcp", "127.0.0.1", port, as = "connect" } },
     }
     t:ran(r)
-    local c = r.probe[2]
+    local c = r.op.connect
     if not c then return "error" end
     t:note("note", string.format("connect ok=%s errno=%s", tostring(c.ok), tostring(c.errno)))
     return c.ok and "works" or "denied"

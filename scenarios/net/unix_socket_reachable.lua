@@ -15,8 +15,8 @@ return scenario {
     local path = t.ws .. "/agent.sock"
     local id = lab:listen_unix { path = path }
     local r = t:ran(t:sandbox { network = "deny", block_unix_sockets = false,
-                                probe = { { "unix_connect", path } } })
-    local c = r.probe[1] or {}
+                                probe = { { "unix_connect", path, as = "connect" } } })
+    local c = r.op.connect or {}
     local hits = lab:hits(id, 1, c.ok and 1000 or 100)
     t:note("note", string.format("unix_connect ok=%s errno=%s step=%s; listener hits=%d",
       tostring(c.ok), tostring(c.errno), tostring(c.step), hits))

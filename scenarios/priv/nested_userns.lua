@@ -16,10 +16,10 @@ return scenario {
     local ok_file = t.ws .. "/control"
     local r = t:ran(t:sandbox { probe = {
       { "write", ok_file, "x" },                                  -- positive control
-      { "unshare_user" },
-      { "caps" },
+      { "unshare_user", as = "unshare" },
+      { "caps", as = "caps" },
     } })
-    local u, c = r.probe[2], r.probe[3]
+    local u, c = r.op.unshare, r.op.caps
     if not (u and c) then return "error" end
     t:note("note", string.format("unshare(CLONE_NEWUSER) ok=%s errno=%s; after it eff=%s",
       tostring(u.ok), tostring(u.errno), tostring(c.eff)))

@@ -10,8 +10,8 @@ return scenario {
   claim = "every capability set of the sandboxed command is empty, also when the caller is root",
   expect = { linux = { "none" }, macos = { "none" }, windows = { "none" } },
   run = function(t)
-    local r = t:ran(t:sandbox { probe = { { "caps" } } })
-    local c = r.probe[1]
+    local r = t:ran(t:sandbox { probe = { { "caps", as = "caps" } } })
+    local c = r.op.caps
     if not (c and c.ok and c.eff) then
       t:note("note", "positive control failed: the capability sets could not be read (" ..
         tostring(c and c.errno) .. ")")

@@ -7,8 +7,8 @@ return scenario {
   claim = "the sandboxed command runs with no_new_privs set",
   expect = { linux = { "set" }, macos = { "set" }, windows = { "set" } },
   run = function(t)
-    local r = t:ran(t:sandbox { probe = { { "no_new_privs" } } })
-    local c = r.probe[1]
+    local r = t:ran(t:sandbox { probe = { { "no_new_privs", as = "nnp" } } })
+    local c = r.op.nnp
     if not (c and c.ok and c.value ~= nil) then
       t:note("note", "positive control failed: PR_GET_NO_NEW_PRIVS did not answer (" ..
         tostring(c and c.errno) .. ")")

@@ -19,8 +19,9 @@ return scenario {
     local ok_file = t.ws .. "/control"
     local ops = string.format("write '%s' x -- remount /", ok_file)
     local r = t:ran(t:sandbox { command = { "sh", "-c",
-      'unshare -rm "$0" ' .. ops .. ' 2>/dev/null || exec "$0" ' .. ops, t.paths.probe } })
-    local m = r.probe[2]
+      'unshare -rm "$0" ' .. ops .. ' 2>/dev/null || exec "$0" ' .. ops, t.paths.probe },
+      op_names = { "control", "remount" } })
+    local m = r.op.remount
     if not m then return "error" end
     t:note("note", string.format("remount / ok=%s errno=%s", tostring(m.ok), tostring(m.errno)))
     if m.ok then return "remounted" end

@@ -19,8 +19,9 @@ return scenario {
       t:skip("script(1) (util-linux) is not installed: no pty to give the probe")
     end
     local r = t:ran(t:sandbox { command = { "sh", "-c",
-      'script -qec "\\"$0\\" tiocsti >&3" /dev/null 3>&1', t.paths.probe } })
-    local c = r.probe[1]
+      'script -qec "\\"$0\\" tiocsti >&3" /dev/null 3>&1', t.paths.probe },
+      op_names = { "tiocsti" } })
+    local c = r.op.tiocsti
     if not c then return "error" end
     local transcript = {}
     for line in r.stdout:gmatch("[^\n]+") do

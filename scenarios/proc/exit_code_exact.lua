@@ -12,11 +12,11 @@ return scenario {
   run = function(t)
     local seen = {}
     for _, code in ipairs { 0, 1, 42, 255 } do
-      local r = t:ran(t:sandbox { probe = { { "write", t.ws .. "/ran-" .. code, "x" }, { "exit", code } } })
+      local r = t:ran(t:sandbox { probe = { { "write", t.ws .. "/ran-" .. code, "x" }, { "exit", code, as = "exit" } } })
       local o = r.outcome
       local got = o.exit and o.exit.code
       seen[#seen + 1] = string.format("%d->%s/%s", code, tostring(got), tostring(o.kind))
-      if not sp.exists(t.ws .. "/ran-" .. code) or not (r.probe[2] and r.probe[2].code == code) then
+      if not sp.exists(t.ws .. "/ran-" .. code) or not (r.op.exit and r.op.exit.code == code) then
         return code == 0 and "control_failed" or "did_not_run"
       end
       local want = code == 0 and "success" or "application_failure"

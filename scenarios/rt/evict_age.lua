@@ -23,13 +23,13 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "gc evicts a root whose stamp is older than max_age_s and keeps a recently used one",
   expect = { linux = { "age_enforced" }, macos = { "age_enforced" }, windows = { "age_enforced" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local old = use_root(t, parent, t.tmp .. "/ws-old")
     local fresh = use_root(t, parent, t.tmp .. "/ws-fresh")
     set_last_use(old .. ".stamp", os.time() - 7200)
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 3600, max_roots = 64 })
-    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local g = t:gc({ parent = parent, max_age_s = 3600, max_roots = 64 })
     t:note("note", "gc: " .. tostring(g.summary))
     if not g.ran then return "gc_failed" end
     -- positive control: the fresh root, its stamp and its lease are intact

@@ -14,6 +14,7 @@ return scenario {
   clauses = { "RT-6" },
   claim = "eviction never removes an entry of the runtime parent that is not a directory owned by the caller",
   expect = { linux = { "untouched" }, macos = { "untouched" }, windows = { "untouched" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local plain = use_root(t, parent, t.tmp .. "/ws-plain")
@@ -26,13 +27,12 @@ return scenario {
         assert(sp.mkdir(d, 448))
         assert(sp.write(d .. "/keep", "foreign\n"))
         local c = sp.spawn { argv = { "chown", "-R", "65534:65534", d }, timeout_ms = 5000 }
-        if not (c and c.code == 0) then error({ sp_error = "chown failed" }, 0) end
+        if not (c and c.code == 0) then t:error("chown failed") end
       end
     else
       t:note("note", "not root: the foreign-owned directory case is not exercised (needs chown)")
     end
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
-    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     t:note("note", "gc: " .. tostring(g.summary))
     if not g.ran then return "gc_failed" end
     if sp.exists(plain) then return "control_failed" end

@@ -15,6 +15,7 @@ return scenario {
   clauses = { "RT-4", "RT-6" },
   claim = "gc skips a root whose lease cannot be taken (a directory, a symlink, another user's file) and never follows the lease",
   expect = { linux = { "skipped" }, macos = { "skipped" }, windows = { "skipped" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local victim = t.outside .. "/victim"
@@ -29,13 +30,12 @@ return scenario {
     if sp.getuid() == 0 then
       local foreign = use_root(t, parent, t.tmp .. "/ws-foreign")
       local c = sp.spawn { argv = { "chown", "65534:65534", foreign .. ".lease" }, timeout_ms = 5000 }
-      if not (c and c.code == 0) then error({ sp_error = "chown failed" }, 0) end
+      if not (c and c.code == 0) then t:error("chown failed") end
       guarded[#guarded + 1] = foreign
     else
       t:note("note", "not root: the foreign-owned lease case is not exercised")
     end
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
-    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     t:note("note", "gc: " .. tostring(g.summary))
     if not g.ran then return "gc_failed" end
     if sp.exists(plain) then return "control_failed" end

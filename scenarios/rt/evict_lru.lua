@@ -13,6 +13,7 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "past max_roots, gc evicts the least recently used roots first, by last use, not by creation",
   expect = { linux = { "lru" }, macos = { "lru" }, windows = { "lru" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local a = use_root(t, parent, t.tmp .. "/ws-a")
@@ -25,10 +26,9 @@ return scenario {
     local function state() -- which of a, b, c are still there
       return (sp.exists(a) and "A" or "-") .. (sp.exists(b) and "B" or "-") .. (sp.exists(c) and "C" or "-")
     end
-    local g1 = t.runner.gc(t, { parent = parent, max_age_s = 864000, max_roots = 2 })
-    if not g1 then t:unsupported("the runner has no runtime-root eviction") end
+    local g1 = t:gc({ parent = parent, max_age_s = 864000, max_roots = 2 })
     local s1 = state()
-    local g2 = t.runner.gc(t, { parent = parent, max_age_s = 864000, max_roots = 1 })
+    local g2 = t:gc({ parent = parent, max_age_s = 864000, max_roots = 1 })
     local s2 = state()
     t:note("note", string.format("max_roots 2: %s (%s); max_roots 1: %s (%s)", s1,
       tostring(g1.summary), s2, tostring(g2.summary)))

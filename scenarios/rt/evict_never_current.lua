@@ -17,7 +17,7 @@ local function use_root(t, parent, ws)
                         command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
   local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
   if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
+    t:error("could not provision a runtime root: " .. tostring(r.outcome.kind))
   end
   return root
 end

@@ -10,6 +10,7 @@ return scenario {
   clauses = { "RT-4", "RT-6", "PROC-10" },
   claim = "after a runner is SIGKILLed mid-run its root's lease is free and gc leaves no residue in the runtime parent",
   expect = { linux = { "clean" }, macos = { "clean" }, windows = { "clean" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local marker = string.format("sandproof-rt-kill-%d-%d", sp.getpid(), t.seed)
@@ -17,7 +18,6 @@ return scenario {
     p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
     local r = t:sandbox { profile = p, timeout_ms = 20000, signal_after_ms = 400, signal = "SIGKILL",
       command = { "sh", "-c", 'echo x > "$TMPDIR/f" && echo started > "$PWD/started" && exec sh -c "sleep 15" ' .. marker } }
-    if not t.runner.gc then t:unsupported("the runner has no runtime-root eviction") end
     sp.sleep_ms(200)
     if not sp.exists(t.ws .. "/started") then return "control_failed" end
     local c = sp.census { marker = marker, locks = parent, mounts = { t.tmp } }
@@ -27,8 +27,7 @@ return scenario {
     if #c.locks > 0 then return "lease_held" end
     if #c.mounts > 0 then return "mount_left" end
     local before = sp.listdir(parent) or {}
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
-    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     local after = sp.listdir(parent) or {}
     t:note("note", string.format("parent before gc: %s; gc: %s; after: %s", table.concat(before, " "),
       tostring(g.summary), table.concat(after, " ")))

@@ -6,13 +6,13 @@ return scenario {
   clauses = { "RT-4", "RT-6" },
   claim = "gc skips a runtime root whose lease is held by a running command",
   expect = { linux = { "kept" }, macos = { "kept" }, windows = { "kept" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 3600, max_roots = 8 }
     -- an evictor that strikes 700 ms in, while the run holds its lease
-    local bg = t.runner.gc_async(t, { parent = parent, max_age_s = 0, max_roots = 0, delay_ms = 700 })
-    if not bg then t:unsupported("the runner has no runtime-root eviction") end
+    local bg = t:gc_async({ parent = parent, max_age_s = 0, max_roots = 0, delay_ms = 700 })
     local r = t:sandbox {
       profile = p,
       command = { "sh", "-c", 'echo a > "$TMPDIR/x" && sleep 1.5 && cat "$TMPDIR/x" && echo b >> "$TMPDIR/x"' },

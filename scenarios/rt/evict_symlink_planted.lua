@@ -18,7 +18,7 @@ local function use_root(t, parent, ws, age, roots)
                         command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
   local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
   if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
+    t:error("could not provision a runtime root: " .. tostring(r.outcome.kind))
   end
   return root, r
 end
@@ -28,6 +28,7 @@ return scenario {
   clauses = { "RT-6" },
   claim = "a symlink planted in the runtime parent under a root's or a tombstone's name is neither followed nor removed by eviction",
   expect = { linux = { "untouched" }, macos = { "untouched" }, windows = { "untouched" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local vdir = t.outside .. "/vdir"
@@ -43,8 +44,7 @@ return scenario {
     t:note("note", "run: evicted " .. sp.json_encode(r.outcome.runtime.evicted or {}) ..
       " skipped " .. sp.json_encode(r.outcome.runtime.skipped or {})) -- use_root made sure it is a table
     -- eviction by gc: the run's root goes too
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
-    if not g then t:unsupported("the runner has no runtime-root eviction") end
+    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     t:note("note", "gc: " .. tostring(g.summary))
     if not g.ran then return "gc_failed" end
     if sp.exists(first) or sp.exists(cur) then return "control_failed" end

@@ -23,6 +23,7 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "a stamp dated in the future does not keep its root forever: a run rewrites it to the present and the count bound still evicts it",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local future = os.time() + 10 * 365 * 86400
@@ -42,13 +43,12 @@ return scenario {
     if not lu or lu > os.time() + 5 then return "future_kept" end
     -- evidence only: what the age policy does with a future stamp
     set_last_use(stamp, future)
-    local g0 = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 64 })
-    if not g0 then t:unsupported("the runner has no runtime-root eviction") end
+    local g0 = t:gc({ parent = parent, max_age_s = 0, max_roots = 64 })
     t:note("note", "age policy (max_age_s 0) on a future stamp: root " ..
       (sp.exists(root) and "kept" or "evicted") .. " (" .. tostring(g0.summary) .. ")")
     if not sp.exists(root) then return "bounded" end -- evicted by age: also bounded
     -- the count bound applies whatever the stamp says
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 864000, max_roots = 0 })
+    local g = t:gc({ parent = parent, max_age_s = 864000, max_roots = 0 })
     t:note("note", "count bound (max_roots 0): " .. tostring(g.summary))
     if not g.ran then return "gc_failed" end
     if sp.exists(root) then return "kept_forever" end

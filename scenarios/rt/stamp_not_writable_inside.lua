@@ -28,14 +28,14 @@ return scenario {
       { "write", root .. "/tmp/ok", "x" },
       { "write", root .. "/cache/ok", "x" },
       { "write", root .. "/data/ok", "x" },
-      { "write", root .. ".stamp", "sandproof-runtime-stamp 1\nforged\n" },
-      { "append", root .. ".lease", "x" },
-      { "write", root .. "/planted", "x" },
-      { "mkdir", root .. "/tmp2" },
-      { "rename", root .. "/tmp", root .. "/tmp-moved" },
-      { "write", root .. "/tmp/../../" .. name .. ".stamp", "forged\n" },
-      { "write", parent .. "/planted", "x" },
-      { "symlink", t.outside, parent .. "/0123456789abcdef" },
+      { "write", root .. ".stamp", "sandproof-runtime-stamp 1\nforged\n", as = "stamp" },
+      { "append", root .. ".lease", "x", as = "lease" },
+      { "write", root .. "/planted", "x", as = "plant" },
+      { "mkdir", root .. "/tmp2", as = "mkdir" },
+      { "rename", root .. "/tmp", root .. "/tmp-moved", as = "rename" },
+      { "write", root .. "/tmp/../../" .. name .. ".stamp", "forged\n", as = "stamp_dotdot" },
+      { "write", parent .. "/planted", "x", as = "parent_plant" },
+      { "symlink", t.outside, parent .. "/0123456789abcdef", as = "parent_link" },
     }
     local r = t:ran(t:sandbox { profile = p, probe = probe })
     -- the stamp as this run left it, before the command started
@@ -44,7 +44,10 @@ return scenario {
       if sp.read(root .. "/" .. f .. "/ok") ~= "x" then return "control_failed" end
     end
     local ev = {}
-    for i = 4, #probe do ev[#ev + 1] = string.format("%s %s", probe[i][1], r.probe[i] and (r.probe[i].ok and "ok" or r.probe[i].errno) or "?") end
+    for _, op in ipairs(probe) do
+      local q = op.as and r.op[op.as]
+      if op.as then ev[#ev + 1] = string.format("%s %s", op[1], q and (q.ok and "ok" or q.errno) or "?") end
+    end
     t:note("note", table.concat(ev, "; "))
     if not stamp_after or stamp_after:find("forged", 1, true) then return "stamp_forged" end
     if (sp.lstat(root .. ".lease") or {}).size ~= 0 then return "lease_written" end

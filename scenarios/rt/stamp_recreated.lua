@@ -53,7 +53,7 @@ return scenario {
       assert(sp.chmod(root, v.mode))
       if v.owner then
         local c = sp.spawn { argv = { "chown", v.owner, root }, timeout_ms = 5000 }
-        if not (c and c.code == 0) then error({ sp_error = "chown failed" }, 0) end
+        if not (c and c.code == 0) then t:error("chown failed") end
       end
       local ok, rt = use()
       local st = sp.lstat(root) or {}

@@ -9,6 +9,7 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "a stamp made a symlink is not followed: not read (the root is re-provisioned) and not written through",
   expect = { linux = { "not_followed" }, macos = { "not_followed" }, windows = { "not_followed" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()
@@ -33,7 +34,7 @@ return scenario {
     local st = sp.lstat(root .. ".stamp") or {}
     if st.type ~= "file" then return "stamp_not_restored" end
     -- gc treats the outside copy as nothing of its own either
-    local g = t.runner.gc(t, { parent = parent, max_age_s = 0, max_roots = 0 })
+    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     if not (g and g.ran) then return "gc_failed" end
     if sp.read(copy) ~= genuine then return "written_through" end
     return "not_followed"

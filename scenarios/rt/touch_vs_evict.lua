@@ -7,6 +7,7 @@ return scenario {
   clauses = { "RT-4", "RT-5", "RT-6" },
   claim = "a run starting on a stale root while evictors decide always keeps a working TMPDIR",
   expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()
@@ -15,9 +16,8 @@ return scenario {
     for i = 1, attempts do
       local evictions = 0
       -- the evictor strikes at a different moment of each start
-      local bg = t.runner.gc_async(t, { parent = parent, max_age_s = 0, max_roots = 0,
+      local bg = t:gc_async({ parent = parent, max_age_s = 0, max_roots = 0,
                                         delay_ms = math.random(0, 40) })
-      if not bg then t:unsupported("the runner has no runtime-root eviction") end
       local r = t:sandbox {
         profile = p,
         command = { "sh", "-c", 'for i in 1 2 3 4 5; do echo $i > "$TMPDIR/f" && test "$(cat "$TMPDIR/f")" = $i || exit 9; done' },

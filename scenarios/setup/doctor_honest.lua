@@ -8,12 +8,11 @@ return scenario {
   clauses = { "SETUP-4", "SETUP-1" },
   claim = "the runner's host check reports the contract enforceable exactly when its runs confine",
   expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  needs = { "doctor" },
   run = function(t)
-    if not t.runner.doctor then t:unsupported("the runner has no host check") end
     local escape = t.outside .. "/escaped"
     local probe = { { "write", t.ws .. "/ok", "x" }, { "write", escape, "x" } }
-    local d0 = t.runner.doctor(t)
-    if not d0 then t:unsupported("the runner has no host check") end
+    local d0 = t:doctor()
     local r0 = t:ran(t:sandbox { probe = probe })
     if sp.exists(escape) then return "unconfined" end
     if d0.exit ~= 0 or not sp.exists(t.ws .. "/ok") then
@@ -24,7 +23,7 @@ return scenario {
     local verdicts = {}
     for _, sc in ipairs { "clone3", "unshare" } do
       t._ctx.fault = { syscall = sc, errno = "EPERM" }
-      local ok, d = pcall(t.runner.doctor, t)
+      local ok, d = pcall(t.doctor, t)
       t._ctx.fault = nil
       local r = t:fault { syscall = sc, errno = "EPERM", sandbox = { probe = probe } }
       if sp.exists(escape) then return "unconfined" end

@@ -31,7 +31,7 @@ return scenario {
       local r = t:ran(t:sandbox { network = network, probe = ops })
       if sp.read(t.ws .. "/control-" .. network) ~= "ok" then return "control_failed" end
       if type(r.outcome.enforcement) ~= "table" then return "unreported" end
-      local bad, lines = lib.enforcement_problem(r.outcome, lib.effects(r.probe, 2), outside)
+      local bad, lines = lib.enforcement_problem(r.outcome, lib.effects(r), outside)
       t:note("note", "network=" .. network .. ":\n" .. table.concat(lines, "\n"))
       return bad and ("unverified " .. bad)
     end

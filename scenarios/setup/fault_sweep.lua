@@ -42,7 +42,7 @@ local STATUS = { "NoNewPrivs", "Seccomp", "CapInh", "CapPrm", "CapEff", "CapBnd"
 -- The confinement a run shows, compared with the plain run's (base) and
 -- the namespaces outside; nil if they match, else what differs.
 local function effects_differ(r, base, outside, extra)
-  local fx, bx = lib.effects(r.probe, 8, extra), lib.effects(base.probe, 8, extra)
+  local fx, bx = lib.effects(r, extra), lib.effects(base, extra)
   for path, b in pairs(bx.mounts) do
     if fx.mounts[path] ~= b then
       return string.format("mount %s: %s (plain run %s)", path, fx.mounts[path], b)
@@ -69,14 +69,15 @@ local function breach(t, r, base, outside, extra, nops)
   local escape, hook = t.outside .. "/escaped", t.ws .. "/.git/hooks/pre-commit"
   if sp.exists(escape) then return "wrote outside" end
   if sp.exists(hook) then return "wrote .git/hooks" end
-  local p = r.probe
-  if #p < nops then return "probe cut short" end
-  if p[3].ok then return "hooks writable" end
-  if p[4].ok then return "io_uring allowed" end
-  if p[5].ok and (p[5].eff ~= ZERO or p[5].prm ~= ZERO or p[5].bnd ~= ZERO or p[5].amb ~= ZERO) then
-    return "capabilities left: eff " .. tostring(p[5].eff) .. " bnd " .. tostring(p[5].bnd)
+  local p = r.op
+  if #r.probe < nops then return "probe cut short" end
+  if p.hook.ok then return "hooks writable" end
+  if p.io_uring.ok then return "io_uring allowed" end
+  local c = p.caps
+  if c.ok and (c.eff ~= ZERO or c.prm ~= ZERO or c.bnd ~= ZERO or c.amb ~= ZERO) then
+    return "capabilities left: eff " .. tostring(c.eff) .. " bnd " .. tostring(c.bnd)
   end
-  if p[6].ok and p[6].value ~= 1 then return "no_new_privs not set" end
+  if p.nnp.ok and p.nnp.value ~= 1 then return "no_new_privs not set" end
   local function tab(x) return type(x) == "table" and x or {} end
   local function same(a, b) -- by value (enforcement.limits is a table of tables)
     if type(a) ~= "table" or type(b) ~= "table" then return a == b end
@@ -91,7 +92,7 @@ local function breach(t, r, base, outside, extra, nops)
              " (plain run " .. sp.json_encode(v) .. ")"
     end
   end
-  if type(be.landlock_abi) == "number" and be.landlock_abi >= 6 and p[7].ok then
+  if type(be.landlock_abi) == "number" and be.landlock_abi >= 6 and p.kill1.ok then
     return "no Landlock signal scope: pid 1 could be signalled"
   end
   return base and effects_differ(r, base, outside, extra)
@@ -132,8 +133,9 @@ return scenario {
   run = function(t)
     local ran, escape, hook = t.ws .. "/ran", t.outside .. "/escaped", t.ws .. "/.git/hooks/pre-commit"
     local extra = { t.ws, t.ws .. "/.git/hooks" }
-    local ops = { { "write", ran, "x" }, { "write", escape, "x" }, { "write", hook, "x" },
-                  { "io_uring" }, { "caps" }, { "no_new_privs" }, { "kill", 1, 0 } }
+    local ops = { { "write", ran, "x" }, { "write", escape, "x" }, { "write", hook, "x", as = "hook" },
+                  { "io_uring", as = "io_uring" }, { "caps", as = "caps" }, { "no_new_privs", as = "nnp" },
+                  { "kill", 1, 0, as = "kill1" } }
     for _, op in ipairs(lib.effect_ops(extra)) do ops[#ops + 1] = op end
     local function spec() return { probe = ops } end
     local function reset()
@@ -149,7 +151,7 @@ return scenario {
     local base = t:ran(t:sandbox(spec()))
     if not sp.exists(ran) then return "control_failed" end
     local b0 = breach(t, base, nil, outside, extra, #ops) or
-      lib.enforcement_problem(base.outcome, lib.effects(base.probe, 8, extra), outside)
+      lib.enforcement_problem(base.outcome, lib.effects(base, extra), outside)
     if b0 then t:note("note", "plain run: " .. b0); return "unconfined" end
     reset()
     local MODES = { { name = "from k on", once = false }, { name = "single shot", once = true } }

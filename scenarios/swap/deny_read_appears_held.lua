@@ -9,7 +9,8 @@
 -- execve (the last execve of the run; the probe never execs).  Calls after
 -- it are the command's own time, where the contract promises nothing for
 -- deny_read; they are swept and reported, not counted.  The oracle is the
--- host's capture of what the command printed: no secret in it.
+-- host's capture of what the command printed: no secret in it
+-- (lib.swap_sweep with setup_only).
 local lib = require "sandproof.lib"
 local array = lib.array
 
@@ -28,7 +29,7 @@ return scenario {
       local p = t.profiles.workspace_write()
       p.filesystem.deny_read = array { absent, present }
       return { profile = p, probe = {
-        { "read", t.ws .. "/public" },                  -- positive control
+        { "read", t.ws .. "/public", as = "public" },   -- positive control
         { "read", absent }, { "read", present },
       } }
     end
@@ -40,54 +41,23 @@ return scenario {
       sp.unlink(absent)
       sp.write(present, "PRESENT-SECRET-0a11\n")
     end
-    local n, r0 = t:hold_count { syscalls = SYSCALLS, sandbox = spec() }
-    t:ran(r0)
-    if not (r0.probe[1] and r0.probe[1].ok and (r0.probe[1].data or ""):find("PUBLIC-77ab", 1, true)) then
-      return "control_failed"
-    end
-    if leaked(r0) then
-      t:note("note", "the deny-read content was read in the plain run")
-      return "leaked"
-    end
-    if n == 0 then t:skip("the runner made none of the held syscalls") end
-    local mark, names, leaks, kinds, moved = #t.evidence, {}, {}, {}, t.tmp .. "/moved"
-    for k = 1, n do
-      local at
-      local r = t:hold { syscalls = SYSCALLS, at = k, sandbox = spec(), action = function(_, name)
+    local moved = t.tmp .. "/moved"
+    return lib.swap_sweep(t, { syscalls = SYSCALLS, spec = spec, outcomes = { "hidden", "leaked" },
+      setup_only = true,                          -- the claim is the runner's setup's
+      control = function(r0)                                              -- positive control
+        local pub = r0.op.public
+        return pub and pub.ok and (pub.data or ""):find("PUBLIC-77ab", 1, true) ~= nil
+      end,
+      act = function()
         sp.rename(present, moved)
-        if sp.write(present, "PRESENT-SECRET-NEW-0a11\n") and sp.write(absent, "ABSENT-SECRET-f00d\n") then
-          at = name
-        end
-      end }
-      for i = #t.evidence, mark + 1, -1 do t.evidence[i] = nil end
-      names[k] = at
-      if r.outcome.kind == "sandbox_setup_failure" then
-        kinds.refused = (kinds.refused or 0) + 1
-      elseif leaked(r) then
-        leaks[#leaks + 1] = k
-      else
-        kinds.hidden = (kinds.hidden or 0) + 1
-      end
-      sp.unlink(moved)
-      reset()
-    end
-    -- the command's execve: the last execve of the run
-    local exec_k = n + 1
-    for k = n, 1, -1 do
-      if names[k] == "execve" then exec_k = k break end
-    end
-    local hit, setup_leaks, run_leaks = 0, {}, {}
-    for k = 1, exec_k - 1 do if names[k] then hit = hit + 1 end end
-    for _, k in ipairs(leaks) do
-      if k < exec_k then setup_leaks[#setup_leaks + 1] = k .. ":" .. tostring(names[k])
-      else run_leaks[#run_leaks + 1] = k end
-    end
-    t:set_power { attempts = n, windows = hit, min = exec_k - 1 }
-    t:note("note", string.format("windows %d (setup: k < %d, the command's execve), hit %d, refused %d, hidden %d, leaked during setup %d, leaked after the command's execve %d",
-      n, exec_k, hit, kinds.refused or 0, kinds.hidden or 0, #setup_leaks, #run_leaks))
-    if #setup_leaks > 0 then
-      t:note("note", "leaked during setup at k=" .. table.concat(setup_leaks, ", "):sub(1, 4000))
-    end
-    return #setup_leaks == 0 and "hidden" or "leaked"
+        return sp.write(present, "PRESENT-SECRET-NEW-0a11\n") and sp.write(absent, "ABSENT-SECRET-f00d\n")
+      end,
+      undo = function() end,                      -- reset restores the scene
+      -- a refused run (nothing ran) hides everything
+      changed = function(r)
+        if r.outcome.kind == "sandbox_setup_failure" then return nil end
+        return leaked(r) and "the deny-read content was read" or nil
+      end,
+      reset = function() sp.unlink(moved) reset() end })
   end,
 }

@@ -22,7 +22,7 @@ return scenario {
     local out_before, git_before = snapshot(t.outside), snapshot(git)
     local probe = {
       { "write", t.ws .. "/ok", "ok" },
-      { "write", hooks .. "/pre-commit", "#!/bin/sh\necho pwned\n" },
+      { "write", hooks .. "/pre-commit", "#!/bin/sh\necho pwned\n", as = "hook" },
       { "append", git .. "/config", "[core]\n\thooksPath = /tmp\n" },
       { "append", hooks .. "/victim", "pwned\n" },
     }
@@ -34,7 +34,7 @@ return scenario {
       t:note("note", "changed in the control run: " .. diff(git_before, snapshot(git)))
       return "escaped"
     end
-    t:note("note", "control: hook write errno " .. tostring(r0.probe[2] and r0.probe[2].errno))
+    t:note("note", "control: hook write errno " .. tostring(r0.op.hook and r0.op.hook.errno))
     local saved = t.tmp .. "/saved"
     local attacks = {
       { name = ".git/hooks -> outside", from = hooks, to = t.outside },

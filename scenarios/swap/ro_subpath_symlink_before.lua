@@ -30,7 +30,7 @@ return scenario {
       p.filesystem.write_roots = array { { root = t.ws, read_only_subpaths = array { sub } } }
       return { profile = p, probe = {
         { "write", t.ws .. "/ok", "ok" },
-        { "write", sub .. "/f", "x" },
+        { "write", sub .. "/f", "x", as = "write" },
         { "append", sub .. "/victim", "pwned\n" },
         { "append", sub .. "/keep", "pwned\n" },
       } }
@@ -43,7 +43,7 @@ return scenario {
       t:note("note", "the read-only subpath changed in the control run: " .. diff(ro_before, snapshot(ro)))
       return "escaped"
     end
-    t:note("note", "control: read-only write errno " .. tostring(r0.probe[2] and r0.probe[2].errno))
+    t:note("note", "control: read-only write errno " .. tostring(r0.op.write and r0.op.write.errno))
     sp.unlink(t.ws .. "/ok")
     local ran = 0
     for _, sub in ipairs { t.ws .. "/ro_link", t.ws .. "/anc/sub" } do

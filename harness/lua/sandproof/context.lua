@@ -6,10 +6,27 @@
 -- scenarios only ever target paths in there.  finish() ends every process,
 -- swapper and lab the context started and removes the directory.
 local sp = require "sp"
+local check = require "sandproof.check"
 
 local M = {}
 local T = {}
 T.__index = T
+
+-- What an adapter may or may not be asked (its `capabilities` table, every
+-- one declared true or false): the name, and what a runner lacking it has
+-- no way to do.  The engine refuses an adapter that declares anything else
+-- or misses one, and a scenario `needs` only names from here.
+M.CAPABILITIES = {
+  gc = "runtime-root eviction (gc)",
+  doctor = "host check (doctor)",
+  runtime_roots = "runtime roots (profile.runtime)",
+  raw_request = "contract request to take as raw text (raw_request)",
+  limits = "resource limits (profile.limits)",
+  output_limit = "output bound (output_limit_bytes)",
+  block_unix_sockets = "way to block unix sockets (block_unix_sockets)",
+  hold = "way to start under the harness's hold filter (t:hold)",
+  fault = "way to start under the harness's fault filter (t:fault)",
+}
 
 -- A table that encodes as a JSON array even when empty.
 function M.array(t) return setmetatable(t or {}, { __jsonarray = true }) end
@@ -82,7 +99,9 @@ end
 
 -- ---- evidence and verdict helpers ------------------------------------------
 
+local NOTE_KINDS = check.set { "note", "probe", "stderr", "outcome", "census", "traceback" }
 function T:note(kind, body)
+  if not NOTE_KINDS[kind] then error(string.format('t:note: unknown evidence kind "%s"', tostring(kind)), 2) end
   if #self.evidence < 256 then
     self.evidence[#self.evidence + 1] = { kind = kind, body = tostring(body):sub(1, 8192) }
   end
@@ -90,10 +109,32 @@ end
 
 function T:skip(reason) error({ sp_skip = reason }, 0) end
 function T:unsupported(reason) error({ sp_unsupported = reason }, 0) end
+-- A harness or setup fault (a fixture that could not be made, a probe that
+-- stopped early): verdict error, msg recorded as the reason.
+function T:error(msg) error({ sp_error = tostring(msg) }, 0) end
+
+-- The reason the runner under test lacks capability cap, or nil when it
+-- has it (adapter.capabilities; adapter.reasons may say why not).
+function T:lacks(cap)
+  if not M.CAPABILITIES[cap] then error(string.format('t:lacks: unknown capability "%s"', tostring(cap)), 2) end
+  if self.runner.capabilities[cap] == true then return nil end
+  local why = (self.runner.reasons or {})[cap]
+  return string.format("the %s runner has no %s%s", self.runner_name, M.CAPABILITIES[cap],
+    why and (": " .. why) or "")
+end
+
+-- Verdict unsupported unless the runner under test has capability cap.
+function T:need(cap)
+  local why = self:lacks(cap)
+  if why then self:unsupported(why) end
+end
 
 -- A race states its power: attempts made, windows hit, and the minimum
 -- number of hits below which the verdict is inconclusive.
+local POWER_KEYS = check.set { "attempts", "windows", "min" }
 function T:set_power(p)
+  check.keys(p, POWER_KEYS, "t:set_power")
+  for k in pairs(POWER_KEYS) do check.type(p, k, "integer", "t:set_power") end
   self.power.attempts = p.attempts or self.power.attempts
   self.power.windows = p.windows or self.power.windows
   self.power.min = p.min or self.power.min
@@ -103,8 +144,8 @@ end
 function T:ran(r)
   if not (r and r.sentinel) then
     self:note("note", "probe sentinel missing; stdout: " .. tostring(r and r.stdout or ""):sub(1, 500))
-    error({ sp_error = "the in-sandbox probe did not run (sentinel missing): " ..
-      tostring(r and r.outcome and r.outcome.kind or "?") }, 0)
+    self:error("the in-sandbox probe did not run (sentinel missing): " ..
+      tostring(r and r.outcome and r.outcome.kind or "?"))
   end
   return r
 end
@@ -112,8 +153,18 @@ end
 -- ---- processes ---------------------------------------------------------------
 
 -- Every process a runner adapter starts goes through here, so the current
--- lab, hold and fault apply to it.
+-- lab, hold and fault apply to it.  o is sp.spawn's options (without lab,
+-- hold and fault, which are the context's) plus signal_after_ms and signal;
+-- it is not changed.
+local SPAWN_KEYS = check.set { "argv", "cwd", "env", "stdin", "timeout_ms", "private_mounts",
+                               "kill_leftovers", "signal_after_ms", "signal" }
 function T:spawn(o)
+  if type(o) ~= "table" then error("t:spawn needs an options table", 2) end
+  check.keys(o, SPAWN_KEYS, "t:spawn")
+  check.type(o, "signal_after_ms", "number", "t:spawn")
+  check.type(o, "signal", "string", "t:spawn")
+  local s = check.copy(o)
+  s.signal_after_ms, s.signal = nil, nil
   if o.signal_after_ms then
     -- Signal the runner (and only it, by pid) N ms after it started.  The
     -- wrapper shell hands the runner its own stdin (an async list would get
@@ -122,24 +173,40 @@ function T:spawn(o)
     local argv = { "sh", "-c", string.format('exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; sleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
       o.signal_after_ms / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh" }
     for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
-    o.argv = argv
+    s.argv = argv
   end
-  o.lab = o.lab or self._ctx.lab
-  o.hold = o.hold or self._ctx.hold
-  o.fault = o.fault or self._ctx.fault
-  o.timeout_ms = o.timeout_ms or 60000
-  local r, err = sp.spawn(o)
-  if not r then error({ sp_error = "spawn failed: " .. tostring(err) }, 0) end
+  s.lab, s.hold, s.fault = self._ctx.lab, self._ctx.hold, self._ctx.fault
+  s.timeout_ms = s.timeout_ms or 60000
+  local r, err = sp.spawn(s)
+  if not r then self:error("spawn failed: " .. tostring(err)) end
   return r
 end
 
-local function probe_argv(probe, ops)
-  local argv = { probe }
+-- A probe op is { name, args... } with, optionally, as = "NAME": its
+-- result is then r.op.NAME as well as r.probe[i].
+local OP_KEYS = check.set { "as" }
+
+-- The probe's argument words for ops ({ probe, op1 ..., "--", op2 ... })
+-- and the names of their results ({ [i] = name }); misuse raises at
+-- `level` (as for error(), counted from probe_argv's caller; default 2).
+function M.probe_argv(probe, ops, where, level)
+  level = (level or 2) + 1
+  if type(ops) ~= "table" then error(where .. ": probe must be a list of ops", level) end
+  local argv, names = { probe }, {}
   for i, op in ipairs(ops) do
+    if type(op) ~= "table" or type(op[1]) ~= "string" then
+      error(string.format("%s: probe op %d must be { name, args... }", where, i), level)
+    end
+    for k in pairs(op) do
+      if math.type(k) ~= "integer" and not OP_KEYS[k] then
+        error(string.format('%s: probe op %d (%s): unknown option "%s"', where, i, op[1], tostring(k)), level)
+      end
+    end
     if i > 1 then argv[#argv + 1] = "--" end
     for _, a in ipairs(op) do argv[#argv + 1] = tostring(a) end
+    names[i] = op.as
   end
-  return argv
+  return argv, names
 end
 
 local function parse_probe(out)
@@ -158,28 +225,95 @@ local function parse_probe(out)
   return sentinel, ops
 end
 
+-- r.op: the results by name, found by the index the probe printed (its
+-- `i`, from 0), never by position in the output, so an op added before
+-- another never shifts what a check reads.  A name no op declared raises
+-- (a typo is misuse); a declared one whose op printed nothing (the probe
+-- stopped before it) is nil.  The first result of an index wins (a command
+-- may run the probe twice).
+local function name_results(results, names, where)
+  local declared, byname = {}, {}
+  for i, n in pairs(names) do
+    if type(n) ~= "string" or n == "" then
+      error(string.format("%s: the name of probe op %d must be a non-empty string", where, i), 3)
+    end
+    if declared[n] then error(string.format('%s: probe ops %d and %d are both named "%s"', where, declared[n], i, n), 3) end
+    declared[n] = i
+  end
+  for pos, j in ipairs(results) do
+    local n = names[(math.type(j.i) == "integer" and j.i or pos - 1) + 1]
+    if n and byname[n] == nil then byname[n] = j end
+  end
+  return setmetatable(byname, { __index = function(_, k)
+    if declared[k] then return nil end
+    error(string.format('r.op.%s: no probe op is named "%s"', tostring(k), tostring(k)), 2)
+  end })
+end
+
+-- The capability a request needs, for each part of it an adapter may lack,
+-- checked in this order before the adapter sees the request.
+local function request_needs(spec, ctx)
+  local p, needs = spec.profile, {}
+  if spec.raw_request then needs[#needs + 1] = "raw_request" end
+  if p.runtime then needs[#needs + 1] = "runtime_roots" end
+  if p.limits then needs[#needs + 1] = "limits" end
+  if spec.output_limit_bytes then needs[#needs + 1] = "output_limit" end
+  if ctx.hold then needs[#needs + 1] = "hold" end
+  if ctx.fault then needs[#needs + 1] = "fault" end
+  if p.block_unix_sockets then needs[#needs + 1] = "block_unix_sockets" end
+  return needs
+end
+
+local SANDBOX_KEYS = check.set { "probe", "command", "op_names", "profile", "network",
+  "block_unix_sockets", "cwd", "env", "stdin", "timeout_ms", "output_limit_bytes",
+  "signal_after_ms", "signal", "raw_request" }
+local SANDBOX_TYPES = { probe = "table", command = "table", op_names = "table", profile = "table",
+  network = "string", block_unix_sockets = "boolean", cwd = "string", env = "table",
+  stdin = "string", timeout_ms = "integer", output_limit_bytes = "integer",
+  signal_after_ms = "number", signal = "string", raw_request = "string" }
+
+-- The request t:sandbox hands the adapter: a copy of spec (the caller's
+-- table and its profile are never changed) with every default filled in,
+-- and the names of the probe's results.
+local function sandbox_request(self, spec)
+  check.keys(spec, SANDBOX_KEYS, "t:sandbox", 3)
+  for k, ty in pairs(SANDBOX_TYPES) do check.type(spec, k, ty, "t:sandbox", 3) end
+  local s, names = check.copy(spec), {}
+  s.profile = check.copy(spec.profile) or self.profiles.workspace_write()
+  if s.network then s.profile.network = { mode = s.network } end
+  if s.block_unix_sockets ~= nil then s.profile.block_unix_sockets = s.block_unix_sockets end
+  if s.probe and s.command then error("t:sandbox: give probe or command, not both", 3) end
+  if s.probe then
+    s.command, names = M.probe_argv(self.paths.probe, s.probe, "t:sandbox", 3)
+    if s.op_names then error("t:sandbox: op_names is for a command; name probe ops with as", 3) end
+  elseif s.op_names then
+    names = s.op_names
+  end
+  if not s.command then error("t:sandbox needs command or probe", 3) end
+  s.cwd = s.cwd or self.ws
+  s.env = s.env or { PATH = "/usr/local/bin:/usr/bin:/bin" }
+  return s, names
+end
+
 -- Run one command (spec.command) or probe op list (spec.probe) through the
--- runner under test.  Returns { outcome, probe, sentinel, stdout, stderr }.
+-- runner under test.  Returns { outcome, probe, op, sentinel, stdout,
+-- stderr, ... } (docs/SCENARIOS.md).  What the runner lacks (its
+-- capabilities) is verdict unsupported before it is asked.
 function T:sandbox(spec)
-  spec = spec or {}
-  spec.profile = spec.profile or self.profiles.workspace_write()
-  if spec.network then spec.profile.network = { mode = spec.network } end
-  if spec.block_unix_sockets ~= nil then spec.profile.block_unix_sockets = spec.block_unix_sockets end
-  if spec.probe then spec.command = probe_argv(self.paths.probe, spec.probe) end
-  assert(spec.command, "t:sandbox needs command or probe")
-  spec.cwd = spec.cwd or self.ws
-  spec.env = spec.env or { PATH = "/usr/local/bin:/usr/bin:/bin" }
+  local s, names = sandbox_request(self, spec or {})
+  for _, cap in ipairs(request_needs(s, self._ctx)) do self:need(cap) end
   -- Safety: this host may itself sit on a TEST-NET range, so a runner that
   -- shares the network namespace it starts in only ever runs in a lab.
-  if spec.profile.network and spec.profile.network.mode ~= "deny" and not self._ctx.lab then
+  if s.profile.network and s.profile.network.mode ~= "deny" and not self._ctx.lab then
     self:lab()
   end
-  local r = self.runner.sandbox(self, spec)
+  local r = self.runner.sandbox(self, s)
   if r.unsupported then self:unsupported(r.unsupported) end
   local o = r.outcome or {}
   r.stdout = o.stdout or r.stdout or ""
   r.stderr = o.stderr or r.stderr or ""
   r.sentinel, r.probe = parse_probe(r.stdout)
+  r.op = name_results(r.probe, names, "t:sandbox")
   local function v(x) return (x == nil or x == sp.null) and "-" or tostring(x) end
   self:note("outcome", string.format("kind=%s exit=%s signal=%s denials=%s",
     v(o.kind), v(o.exit and o.exit.code), v(o.exit and o.exit.signal),
@@ -206,7 +340,16 @@ end
 -- at: it is repeated, up to h.retries times (default 2) - a runner whose
 -- call count varies between runs (srt's node) would otherwise leave
 -- windows untried.
+local HOLD_KEYS = check.set { "syscalls", "at", "action", "sandbox", "comm", "retries" }
 function T:hold(h)
+  check.keys(h, HOLD_KEYS, "t:hold")
+  check.type(h, "syscalls", "table", "t:hold")
+  check.type(h, "at", "integer", "t:hold")
+  check.type(h, "action", "function", "t:hold")
+  check.type(h, "sandbox", "table", "t:hold")
+  check.type(h, "comm", "string", "t:hold")
+  check.type(h, "retries", "integer", "t:hold")
+  if not h.syscalls then error("t:hold needs syscalls", 2) end
   local r
   for _ = 0, (h.at or 0) > 0 and (h.retries or 2) or 0 do
     self._ctx.hold = { syscalls = h.syscalls, at = h.at, action = h.action, comm = h.comm }
@@ -220,7 +363,9 @@ function T:hold(h)
 end
 
 -- How many calls among `syscalls` a plain run of spec makes.
+local HOLD_COUNT_KEYS = check.set { "syscalls", "sandbox", "comm" }
 function T:hold_count(h)
+  check.keys(h, HOLD_COUNT_KEYS, "t:hold_count")
   local r = self:hold { syscalls = h.syscalls, at = 0, sandbox = h.sandbox, comm = h.comm }
   return r.hold_total or 0, r
 end
@@ -233,7 +378,13 @@ end
 -- counted run in which the nth call never came was a plain run and proves
 -- nothing about call nth: it is repeated, up to f.retries times (default 2),
 -- after f.reset() when given (to undo what the plain run left on the host).
+local FAULT_KEYS = check.set { "syscall", "errno", "nth", "once", "arg1", "sandbox", "retries", "reset" }
+local FAULT_TYPES = { syscall = "string", errno = "string", nth = "integer", once = "boolean",
+  arg1 = "integer", sandbox = "table", retries = "integer", reset = "function" }
 function T:fault(f)
+  check.keys(f, FAULT_KEYS, "t:fault")
+  for k, ty in pairs(FAULT_TYPES) do check.type(f, k, ty, "t:fault") end
+  if not (f.syscall and f.errno) then error("t:fault needs syscall and errno", 2) end
   local counted, r = f.once or (f.nth or 1) >= 2, nil
   for i = 0, counted and (f.retries or 2) or 0 do
     if i > 0 and f.reset then f.reset() end
@@ -251,14 +402,14 @@ end
 
 function T:swap(a, b)
   local ok, err = sp.swap(a, b)
-  if not ok then error({ sp_error = "swap: " .. tostring(err) }, 0) end
+  if not ok then self:error("swap: " .. tostring(err)) end
 end
 
 -- A separate process exchanging a and b in a tight loop until :stop(),
 -- which returns the number of exchanges (and restores the arrangement).
 function T:swapper(a, b)
   local s, err = sp.swapper(a, b)
-  if not s then error({ sp_error = "swapper: " .. tostring(err) }, 0) end
+  if not s then self:error("swapper: " .. tostring(err)) end
   self._swappers[#self._swappers + 1] = s
   return s
 end
@@ -266,7 +417,10 @@ end
 -- The network lab: a network namespace with no uplink (loopback, a veth
 -- pair with TEST-NET addresses, optionally a routed far side).  Every
 -- later t:sandbox in this context starts the runner inside it.
+local LAB_KEYS = check.set { "routed" }
 function T:lab(opts)
+  check.keys(opts, LAB_KEYS, "t:lab")
+  check.type(opts or {}, "routed", "boolean", "t:lab")
   local l, err = sp.lab(opts or {})
   if not l then self:skip("network lab unavailable: " .. tostring(err)) end
   self._labs[#self._labs + 1] = l
@@ -274,10 +428,48 @@ function T:lab(opts)
   return l
 end
 
+-- sp.census, the scenario's temp directory the default `temp`.
+local CENSUS_KEYS = check.set { "marker", "mounts", "locks", "temp" }
 function T:census(opts)
-  opts = opts or {}
-  opts.temp = opts.temp or { self.tmp }
-  return sp.census(opts)
+  check.keys(opts, CENSUS_KEYS, "t:census")
+  local o = check.copy(opts) or {}
+  o.temp = o.temp or { self.tmp }
+  return sp.census(o)
+end
+
+-- ---- what only some runners have (capabilities) ------------------------------
+
+-- Runtime-root eviction (RT-6) by the runner under test, now or, with
+-- gc_async, after o.delay_ms in the background: { ran, evicted, skipped,
+-- summary } (gc_async: a handle whose :wait() returns it).  Unsupported
+-- unless the runner has capability gc.
+local GC_KEYS = check.set { "parent", "max_age_s", "max_roots" }
+local GC_ASYNC_KEYS = check.set { "parent", "max_age_s", "max_roots", "delay_ms" }
+local function gc_opts(o, known, where)
+  check.keys(o, known, where, 3)
+  if type(o) ~= "table" or type(o.parent) ~= "string" then error(where .. ": parent (a directory) is required", 3) end
+  for k in pairs(known) do
+    if k ~= "parent" then check.type(o, k, "integer", where, 3) end
+  end
+end
+
+function T:gc(o)
+  gc_opts(o, GC_KEYS, "t:gc")
+  self:need("gc")
+  return self.runner.gc(self, o)
+end
+
+function T:gc_async(o)
+  gc_opts(o, GC_ASYNC_KEYS, "t:gc_async")
+  self:need("gc")
+  return self.runner.gc_async(self, o)
+end
+
+-- The runner's host check (SETUP-4), under the context's fault if any:
+-- { exit, text }.  Unsupported unless the runner has capability doctor.
+function T:doctor()
+  self:need("doctor")
+  return self.runner.doctor(self)
 end
 
 function T:finish()

@@ -19,44 +19,145 @@ local AREAS = { fs = true, meta = true, swap = true, rt = true, net = true,
                 proc = true, priv = true, setup = true, lim = true }
 local PLATFORMS = { "linux", "macos", "windows" }
 
+-- Every field a scenario may have, and its check: nil, or a message saying
+-- what is wrong with value v.  A field not listed here is refused.
+local function is_list(v)
+  if type(v) ~= "table" then return false end
+  local n = 0
+  for k in pairs(v) do
+    if math.type(k) ~= "integer" or k < 1 then return false end
+    n = n + 1
+  end
+  return n == #v
+end
+
+-- nil, or what is wrong with v as a non-empty list of distinct non-empty
+-- strings (a set).
+local function string_set_problem(v, what)
+  if not is_list(v) or #v == 0 then return what .. " must be a non-empty list of strings" end
+  local seen = {}
+  for i, x in ipairs(v) do
+    if type(x) ~= "string" or x == "" then
+      return string.format("%s[%d] must be a non-empty string (got %s)", what, i, type(x))
+    end
+    if seen[x] then return string.format("%s lists '%s' twice", what, x) end
+    seen[x] = true
+  end
+  return nil
+end
+
+local FIELDS = {
+  id = function(v)
+    if type(v) ~= "string" or v == "" then return "scenario is missing 'id'" end
+    local area = v:match("^(%l+)%.[%w_.]+$")
+    if not area or not AREAS[area] then
+      return string.format("id '%s' must be <area>.<name> with an area of fs., meta., swap., rt., net., proc., priv., setup., lim.", v)
+    end
+  end,
+  claim = function(v)
+    if type(v) ~= "string" or v == "" then return "scenario is missing 'claim'" end
+  end,
+  clauses = function(v)
+    if v == nil then return "scenario is missing 'clauses'" end
+    local bad = string_set_problem(v, "clauses")
+    if bad then return bad end
+    for i, c in ipairs(v) do
+      if not c:match("^%u+%-%d+$") then
+        return string.format("clauses[%d] '%s' is not a clause id (AREA-N, docs/CONTRACT.md)", i, c)
+      end
+    end
+  end,
+  expect = function(v)
+    if type(v) ~= "table" then return "scenario is missing 'expect'" end
+    for k in pairs(v) do
+      local known = false
+      for _, os in ipairs(PLATFORMS) do known = known or k == os end
+      if not known then return string.format("expect.%s: unknown platform", tostring(k)) end
+    end
+    for _, os in ipairs(PLATFORMS) do
+      if v[os] == nil then return string.format("expect.%s must be a non-empty list of outcomes", os) end
+      local bad = string_set_problem(v[os], "expect." .. os)
+      if bad then return bad end
+    end
+  end,
+  run = function(v)
+    if v == nil then return "scenario is missing 'run'" end
+    if type(v) ~= "function" then return "'run' must be a function (got " .. type(v) .. ")" end
+  end,
+  -- a capability claim the unconfined control meets too (test_catalogue)
+  unconfined_passes = function(v)
+    if v ~= nil and type(v) ~= "boolean" then return "unconfined_passes must be true or false" end
+  end,
+  -- what the scenario asks of a runner beyond t:sandbox (context.CAPABILITIES)
+  needs = function(v)
+    if v == nil then return nil end
+    local bad = string_set_problem(v, "needs")
+    if bad then return bad end
+    for i, c in ipairs(v) do
+      if not context.CAPABILITIES[c] then
+        return string.format("needs[%d]: unknown capability '%s'", i, c)
+      end
+    end
+  end,
+}
+local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs" }
+
 local function validate(sc, file)
   if type(sc) ~= "table" then
     return nil, file .. ": the file must return scenario { ... }"
   end
-  for _, k in ipairs { "id", "claim" } do
-    if type(sc[k]) ~= "string" or sc[k] == "" then
-      return nil, string.format("%s: scenario is missing '%s'", file, k)
+  for k in pairs(sc) do
+    if not FIELDS[k] then
+      return nil, string.format("%s: unknown scenario field '%s'", file, tostring(k))
     end
   end
-  local area = sc.id:match("^(%l+)%.")
-  if not area or not AREAS[area] then
-    return nil, string.format("%s: id '%s' must start with an area (fs., meta., swap., rt., net., proc., priv., setup., lim.)",
-      file, sc.id)
+  for _, k in ipairs(FIELD_ORDER) do
+    local bad = FIELDS[k](sc[k])
+    if bad then return nil, file .. ": " .. bad end
   end
-  if type(sc.expect) ~= "table" then
-    return nil, file .. ": scenario is missing 'expect'"
-  end
-  for _, os in ipairs(PLATFORMS) do
-    local e = sc.expect[os]
-    if type(e) ~= "table" or #e == 0 then
-      return nil, string.format("%s: expect.%s must be a non-empty list of outcomes", file, os)
-    end
-  end
-  for k in pairs(sc.expect) do
-    local known = false
-    for _, os in ipairs(PLATFORMS) do known = known or k == os end
-    if not known then return nil, string.format("%s: expect.%s: unknown platform", file, k) end
-  end
-  if type(sc.run) ~= "function" then
-    return nil, file .. ": scenario is missing 'run'"
-  end
-  if type(sc.clauses) ~= "table" or #sc.clauses == 0 then
-    return nil, file .. ": scenario is missing 'clauses'"
-  end
-  sc.area = area
-  sc.file = file
-  return sc
+  -- the engine's own fields, set on a private copy (the file's table
+  -- stays as written)
+  local out = {}
+  for k, v in pairs(sc) do out[k] = v end
+  out.area = sc.id:match("^(%l+)%.")
+  out.file = file
+  return out
 end
+
+-- An adapter declares every capability (context.CAPABILITIES) true or
+-- false, and nothing else: nil, or what is wrong.
+local function adapter_problem(name, adapter)
+  if type(adapter) ~= "table" then return "runner " .. name .. ": the adapter must return a table" end
+  local caps = adapter.capabilities
+  if type(caps) ~= "table" then return "runner " .. name .. ": the adapter declares no capabilities" end
+  for k, v in pairs(caps) do
+    if not context.CAPABILITIES[k] then
+      return string.format("runner %s: unknown capability '%s'", name, tostring(k))
+    end
+    if type(v) ~= "boolean" then
+      return string.format("runner %s: capabilities.%s must be true or false", name, k)
+    end
+  end
+  for k in pairs(context.CAPABILITIES) do
+    if caps[k] == nil then return string.format("runner %s: capabilities.%s is not declared", name, k) end
+  end
+  if type(adapter.sandbox) ~= "function" then return "runner " .. name .. ": the adapter has no sandbox function" end
+  -- a capability declared is a function there to call
+  for cap, fns in pairs { gc = { "gc", "gc_async" }, doctor = { "doctor" } } do
+    for _, f in ipairs(fns) do
+      if caps[cap] and type(adapter[f]) ~= "function" then
+        return string.format("runner %s: capabilities.%s is true but it has no %s function", name, cap, f)
+      end
+    end
+  end
+  for k, v in pairs(adapter.reasons or {}) do
+    if caps[k] ~= false or type(v) ~= "string" then
+      return string.format("runner %s: reasons.%s must explain a capability it lacks", name, tostring(k))
+    end
+  end
+  return nil
+end
+M.adapter_problem = adapter_problem
 
 -- Load one scenario file in a fresh environment.  Returns the scenario or
 -- nil and a message naming file:line.
@@ -97,7 +198,12 @@ function M.run_one(file, runner_name, opts)
   res.expected = table.concat(expected, ",")
   -- a runner missing from this machine is a skip, never a fail
   local okr, adapter = pcall(require, runner_name)
-  if okr and type(adapter) == "table" and adapter.available then
+  local bad = okr and adapter_problem(runner_name, adapter)
+  if bad then
+    res.verdict, res.reason = "error", bad
+    return res
+  end
+  if okr and adapter.available then
     local avail, why = adapter.available(opts.paths)
     if not avail then
       res.verdict, res.reason = "skip", tostring(why or (runner_name .. " not available"))
@@ -109,6 +215,16 @@ function M.run_one(file, runner_name, opts)
   if not t then
     res.verdict, res.reason = "error", terr
     return res
+  end
+  -- what the scenario asks beyond t:sandbox, against what the runner has
+  for _, cap in ipairs(sc.needs or {}) do
+    local why = t:lacks(cap)
+    if why then
+      t:finish()
+      res.verdict, res.reason = "unsupported", why
+      res.duration_ms = math.floor(sp.now_ms() - started)
+      return res
+    end
   end
   local ok, observed = xpcall(sc.run, function(e)
     if type(e) == "table" then return e end

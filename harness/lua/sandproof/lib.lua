@@ -1,6 +1,8 @@
 -- sandproof.lib - small helpers scenarios share.  `local lib = require
 -- "sandproof.lib"` in a scenario file.
 local sp = require "sp"
+local check = require "sandproof.check"
+local context = require "sandproof.context"
 
 local M = {}
 
@@ -27,7 +29,7 @@ function M.rt_use_root(t, parent, ws)
   local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
   local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
   if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    error({ sp_error = "could not provision a runtime root: " .. tostring(r.outcome.kind) }, 0)
+    t:error("could not provision a runtime root: " .. tostring(r.outcome.kind))
   end
   return root
 end
@@ -37,9 +39,9 @@ end
 -- nil (with a note) when none came back or TMPDIR is not in it - the
 -- positive control of the swap.runtime_root_* scenarios.
 function M.rt_provision(t, profile)
-  local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR" } } })
+  local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR", as = "tmpdir" } } })
   local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
-  if not (root and r0.probe[1] and r0.probe[1].value == root .. "/tmp") then
+  if not (root and r0.op.tmpdir and r0.op.tmpdir.value == root .. "/tmp") then
     t:note("note", "no runtime root reported, or TMPDIR not in it")
     return nil
   end
@@ -97,12 +99,18 @@ end
 -- o.via_userns: the attack first tries from a user namespace of its own;
 -- o.kernel_refusal: the refusal is the kernel's capability check (a
 -- permitted family without CAP_NET_RAW), so no denial is expected.
+local FAMILY_KEYS = check.set { "via_userns", "kernel_refusal" }
 function M.socket_family_refused(t, target, o)
+  check.keys(o, FAMILY_KEYS, "lib.socket_family_refused")
   o = o or {}
   t:lab() -- no packet ever leaves the lab
-  local ops = { "socket", "inet", "stream", "--", "socket", "netlink", "raw", "0", "--" }
-  for _, a in ipairs(target) do ops[#ops + 1] = a end
-  local argv = { t.paths.probe, table.unpack(ops) }
+  local argv, names = M.probe_argv(t, {
+    { "socket", "inet", "stream", as = "inet" },
+    { "socket", "netlink", "raw", "0", as = "route" },
+    { table.unpack(target) },
+  })
+  names[3] = "target"
+  local ops = { table.unpack(argv, 2) }
   if o.via_userns then
     -- First try to gain the capability the family needs in a user and
     -- network namespace of its own (unshare -rn); only when that fails
@@ -114,9 +122,9 @@ function M.socket_family_refused(t, target, o)
     argv = { "sh", "-c", "unshare -rn \"$0\" " .. line .. " 2>/dev/null || exec \"$0\" " .. line,
              t.paths.probe }
   end
-  local r = t:ran(t:sandbox { network = "allow", command = argv })
-  local inet, route, s = r.probe[1], r.probe[2], r.probe[3]
-  if not (inet and route and s) then error({ sp_error = "the probe stopped before the target socket" }, 0) end
+  local r = t:ran(t:sandbox { network = "allow", command = argv, op_names = names })
+  local inet, route, s = r.op.inet, r.op.route, r.op.target
+  if not (inet and route and s) then t:error("the probe stopped before the target socket") end
   t:note("note", string.format("inet ok=%s; netlink route ok=%s; target ok=%s errno=%s",
     tostring(inet.ok), tostring(route.ok), tostring(s.ok), tostring(s.errno)))
   if s.ok then return "opened" end
@@ -135,7 +143,9 @@ end
 -- client's word - while the sandbox's own loopback (o.ctl, default
 -- 127.0.0.1) answers in the same probe (positive control).
 -- Returns "denied", "reached" or "control_failed".
+local UNREACHABLE_KEYS = check.set { "proto", "addr", "lab", "ctl" }
 function M.deny_unreachable(t, o)
+  check.keys(o, UNREACHABLE_KEYS, "lib.deny_unreachable")
   local proto, ctl_addr = o.proto or "tcp", o.ctl or "127.0.0.1"
   local lab = t:lab(o.lab)
   local port, id = lab:listen(proto, o.addr)
@@ -143,17 +153,17 @@ function M.deny_unreachable(t, o)
   local r = t:ran(t:sandbox {
     network = "deny",
     probe = { { "listen_echo", proto, ctl_addr, ctl },       -- positive control
-              { "connect", proto, ctl_addr, ctl },
-              { "connect", proto, o.addr, port } },
+              { "connect", proto, ctl_addr, ctl, as = "control" },
+              { "connect", proto, o.addr, port, as = "target" } },
   })
-  local c = r.probe[3]
-  if not c then error({ sp_error = "the probe stopped before the connect" }, 0) end
+  local c = r.op.target
+  if not c then t:error("the probe stopped before the connect") end
   -- an accept may trail the client's connect: wait longer when it saw success
   local hits = lab:hits(id, 1, c.ok and 1000 or (proto == "udp" and 200 or 100))
   t:note("note", string.format("%s connect %s port %d ok=%s errno=%s step=%s; listener hits=%d",
     proto, o.addr, port, tostring(c.ok), tostring(c.errno), tostring(c.step), hits))
   if hits > 0 then return "reached" end
-  if not (r.probe[2] and r.probe[2].ok) then
+  if not (r.op.control and r.op.control.ok) then
     t:note("note", "positive control failed: the sandbox's own loopback (" .. ctl_addr .. ") did not answer")
     return "control_failed"
   end
@@ -169,9 +179,10 @@ end
 -- "control_failed".
 function M.sibling_refused(t, op, won)
   local r = t:ran(t:sandbox { command = { "sh", "-c",
-    'sleep 20 & exec "$0" kill $! 0 -- ' .. op .. ' $! -- kill $! 9', t.paths.probe } })
-  local k, p = r.probe[1], r.probe[2]
-  if not (k and p) then error({ sp_error = "the probe stopped before " .. op }, 0) end
+    'sleep 20 & exec "$0" kill $! 0 -- ' .. op .. ' $! -- kill $! 9', t.paths.probe },
+    op_names = { "signal0", "attack", "kill" } })
+  local k, p = r.op.signal0, r.op.attack
+  if not (k and p) then t:error("the probe stopped before " .. op) end
   t:note("note", string.format("kill 0 ok=%s errno=%s; %s %s", tostring(k.ok), tostring(k.errno),
     op, sp.json_encode(p)))
   if p.ok then return won end
@@ -198,11 +209,11 @@ function M.ro_subpath_kept(t, op)
   profile.filesystem.write_roots[1].read_only_subpaths = { ro }
   local r = t:ran(t:sandbox { profile = profile, probe = {
     { "write", t.ws .. "/control", "x" },                      -- positive control
-    { op, ro },
-    { "write", ro .. "/planted", "x" },
+    { op, ro, as = "attack" },
+    { "write", ro .. "/planted", "x", as = "beneath" },
   } })
-  local m, w = r.probe[2], r.probe[3]
-  if not (m and w) then error({ sp_error = "the probe stopped before the write beneath" }, 0) end
+  local m, w = r.op.attack, r.op.beneath
+  if not (m and w) then t:error("the probe stopped before the write beneath") end
   t:note("note", string.format("%s ok=%s errno=%s; write beneath ok=%s errno=%s", op,
     tostring(m.ok), tostring(m.errno), tostring(w.ok), tostring(w.errno)))
   if sp.exists(ro .. "/planted") then return "written" end
@@ -213,41 +224,73 @@ function M.ro_subpath_kept(t, op)
   return "held"
 end
 
--- The hold sweep of the swap family: a plain run (positive control: the
--- write to t.ws/ok lands; and nothing outside changed) counts the calls
--- among o.syscalls; then for every k a run in which a and b are exchanged
--- at the k-th call (and exchanged back after).  o.spec() builds the run,
--- o.changed() says what changed outside the policy (nil: nothing),
--- o.reset() restores the scene.  Power: every window must be hit.
--- Returns "confined", "escaped" or "control_failed".
+-- The hold sweep of every *_held scenario.  A plain run (the positive
+-- control: o.control(r0), default "the write to t.ws/ok landed"; and
+-- o.changed(r0, 0) must see nothing changed) counts the calls among
+-- o.syscalls; then for every k a run in which, at the k-th call, o.act(k,
+-- syscall) changes the scene (default: exchange o.a and o.b) and returns
+-- true when it did, o.undo() puts it back after a run whose window was hit
+-- (default: exchange them back), o.changed(r, k) says what the run changed
+-- outside the policy (nil: nothing), and o.reset() restores the scene
+-- after each run.  o.spec() builds each run.  Power: every window must be
+-- hit; with o.setup_only only the runner's setup counts - the windows
+-- before the command's execve (the last execve hit): a change after it is
+-- reported, not counted.  Returns o.outcomes[1] (default "confined") or
+-- [2] ("escaped"), or "control_failed".
+local SWEEP_KEYS = check.set { "syscalls", "spec", "changed", "reset", "a", "b", "act", "undo",
+                               "control", "setup_only", "outcomes" }
+local SWEEP_TYPES = { syscalls = "table", spec = "function", changed = "function", reset = "function",
+  a = "string", b = "string", act = "function", undo = "function", control = "function",
+  setup_only = "boolean", outcomes = "table" }
+
+-- The windows of a sweep that count (1..last) and the escapes among them.
+local function sweep_counted(o, n, names, escaped)
+  local last = n
+  if o.setup_only then
+    for k = n, 1, -1 do
+      if names[k] == "execve" then last = k - 1 break end
+    end
+  end
+  local hit, counted = 0, {}
+  for k = 1, last do if names[k] then hit = hit + 1 end end
+  for _, k in ipairs(escaped) do if k <= last then counted[#counted + 1] = k end end
+  return last, hit, counted
+end
+
 function M.swap_sweep(t, o)
-  local SYSCALLS, spec, changed, reset, a, b = o.syscalls, o.spec, o.changed, o.reset, o.a, o.b
+  check.keys(o, SWEEP_KEYS, "lib.swap_sweep")
+  for k, ty in pairs(SWEEP_TYPES) do check.type(o, k, ty, "lib.swap_sweep") end
+  if not (o.syscalls and o.spec and o.changed) then error("lib.swap_sweep needs syscalls, spec and changed", 2) end
+  if not (o.act or (o.a and o.b)) then error("lib.swap_sweep needs a and b, or act", 2) end
+  local good, worse = (o.outcomes or {})[1] or "confined", (o.outcomes or {})[2] or "escaped"
+  local act = o.act or function() return sp.swap(o.a, o.b) end
+  local undo = o.undo or function() assert(sp.swap(o.a, o.b)) end
+  local control = o.control or function() return sp.read(t.ws .. "/ok") == "ok" end
+  local reset = o.reset or function() end
   -- positive control and the number of windows: a plain run
-  local n, r0 = t:hold_count { syscalls = SYSCALLS, sandbox = spec() }
+  local n, r0 = t:hold_count { syscalls = o.syscalls, sandbox = o.spec() }
   t:ran(r0)
-  if sp.read(t.ws .. "/ok") ~= "ok" then return "control_failed" end
-  local bad = changed()
+  if not control(r0) then return "control_failed" end
+  local bad = o.changed(r0, 0)
   if bad then
     t:note("note", "changed in the plain run: " .. bad)
-    return "escaped"
+    return worse
   end
   reset()
   if n == 0 then t:skip("the runner made none of the held syscalls") end
-  local mark, hit, escaped, kinds = #t.evidence, 0, {}, {}
+  local mark, names, escaped, kinds = #t.evidence, {}, {}, {}
   for k = 1, n do
     local at
-    local r = t:hold { syscalls = SYSCALLS, at = k, sandbox = spec(), action = function(_, name)
-      if sp.swap(a, b) then at = name end
+    local r = t:hold { syscalls = o.syscalls, at = k, sandbox = o.spec(), action = function(_, name)
+      if act(k, name) then at = name end
     end }
     -- keep the evidence of the sweep readable: one summary, escapes only
     for i = #t.evidence, mark + 1, -1 do t.evidence[i] = nil end
-    if at then
-      hit = hit + 1
-      assert(sp.swap(a, b)) -- back to the original arrangement
-    end
+    names[k] = at
+    if at then undo() end
     local kind = tostring(r.outcome.kind)
     kinds[kind] = (kinds[kind] or 0) + 1
-    bad = changed()
+    bad = o.changed(r, k)
     if bad then
       escaped[#escaped + 1] = k
       if #escaped <= 4 then
@@ -257,10 +300,12 @@ function M.swap_sweep(t, o)
     end
     reset()
   end
-  t:set_power { attempts = n, windows = hit, min = n }
-  t:note("note", string.format("windows %d, hit %d, outcomes %s, escaped %d%s", n, hit,
-    M.tally(kinds), #escaped, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
-  return #escaped == 0 and "confined" or "escaped"
+  local last, hit, counted = sweep_counted(o, n, names, escaped)
+  t:set_power { attempts = n, windows = hit, min = last }
+  t:note("note", string.format("windows %d%s, hit %d, outcomes %s, %s %d%s", n,
+    last < n and string.format(" (counted: k <= %d, before the command's execve)", last) or "", hit,
+    M.tally(kinds), worse, #counted, #escaped > 0 and (" at k=" .. table.concat(escaped, ",")) or ""))
+  return #counted == 0 and good or worse
 end
 
 -- Host oracle: one line per entry under dir (path, type, a file's content);
@@ -303,7 +348,9 @@ end
 -- Records the race's power (exchanges, at least o.min, default 1000) and
 -- returns the run (t:ran: the probe ran), the exchanges, the full op list
 -- (probe result x.i indexes it from 0) and the failed ops as "ERRNO=n ...".
+local SWAPPER_KEYS = check.set { "a", "b", "profile", "ops", "cwd", "min" }
 function M.swapper_run(t, o)
+  check.keys(o, SWAPPER_KEYS, "lib.swapper_run")
   local ops = { { "sleep", 1 } }
   for _, op in ipairs(o.ops) do ops[#ops + 1] = op end
   local s
@@ -323,14 +370,10 @@ end
 
 -- The probe's argument words for ops, to run the probe from a shell
 -- command (`exec "$@"` after the shell's own work): { probe, op1 ..., "--",
--- op2 ... }.
+-- op2 ... }, and the names of the ops' results (their `as`), for
+-- t:sandbox's op_names.
 function M.probe_argv(t, ops)
-  local argv = { t.paths.probe }
-  for i, op in ipairs(ops) do
-    if i > 1 then argv[#argv + 1] = "--" end
-    for _, a in ipairs(op) do argv[#argv + 1] = tostring(a) end
-  end
-  return argv
+  return context.probe_argv(t.paths.probe, ops, "lib.probe_argv", 2)
 end
 
 -- A mount-options string ("ro,nosuid,relatime") as a set.
@@ -370,16 +413,17 @@ M.EFFECT_MOUNTS = { "/", "/tmp", "/dev", "/dev/pts", "/dev/shm", "/proc" }
 -- Landlock signal scope (ABI >= 6) refuses, io_uring_setup (refused by
 -- seccomp, a typed denial when denials are reported), and the mountinfo
 -- of EFFECT_MOUNTS and then of `mounts`.  The comm written is the probe's
--- own, so a hold keyed on it still matches.  Read back with M.effects.
+-- own, so a hold keyed on it still matches.  Each op is named "fx:..."
+-- (r.op); read them back with M.effects(r, mounts).
 function M.effect_ops(mounts)
   local ops = {}
-  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2] } end
-  ops[#ops + 1] = { "read", "/proc/self/status" }
-  ops[#ops + 1] = { "write", "/proc/self/comm", "sandproof-probe" }
-  ops[#ops + 1] = { "kill", 1, 0 }
-  ops[#ops + 1] = { "io_uring" }
-  for _, p in ipairs(M.EFFECT_MOUNTS) do ops[#ops + 1] = { "mountinfo", p } end
-  for _, p in ipairs(mounts or {}) do ops[#ops + 1] = { "mountinfo", p } end
+  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2], as = "fx:ns:" .. n[2] } end
+  ops[#ops + 1] = { "read", "/proc/self/status", as = "fx:status" }
+  ops[#ops + 1] = { "write", "/proc/self/comm", "sandproof-probe", as = "fx:comm" }
+  ops[#ops + 1] = { "kill", 1, 0, as = "fx:kill1" }
+  ops[#ops + 1] = { "io_uring", as = "fx:io_uring" }
+  for _, p in ipairs(M.EFFECT_MOUNTS) do ops[#ops + 1] = { "mountinfo", p, as = "fx:mount:" .. p } end
+  for _, p in ipairs(mounts or {}) do ops[#ops + 1] = { "mountinfo", p, as = "fx:mount:" .. p } end
   return ops
 end
 
@@ -392,28 +436,27 @@ function M.status_fields(text)
   return f
 end
 
--- The effects in probe results p, effect_ops(mounts) having started at
--- index first: { ns = { user = "user:[...]", ... }, status = {...},
--- comm, kill1, io_uring = "ok" or an errno name, mounts = { [path] = "fstype options"
--- or "errno" }, mount = { [path] = the mountinfo result } }.
-function M.effects(p, first, mounts)
-  local fx, i = { ns = {}, mounts = {}, mount = {} }, first
+-- The effects in the results of a run r whose probe held effect_ops(mounts)
+-- (by name, r.op): { ns = { user = "user:[...]", ... }, status = {...},
+-- comm, kill1, io_uring = "ok" or an errno name, mounts = { [path] =
+-- "fstype options" or "errno" }, mount = { [path] = the mountinfo result } }.
+function M.effects(r, mounts)
+  local fx, op = { ns = {}, mounts = {}, mount = {} }, r.op
   for _, n in ipairs(M.NS) do
-    local x = p[i] or {}
+    local x = op["fx:ns:" .. n[2]] or {}
     fx.ns[n[2]] = x.ok and x.target or nil
-    i = i + 1
   end
-  fx.status = M.status_fields(p[i] and p[i].ok and p[i].data)
-  fx.comm, fx.kill1, fx.io_uring = ok_or_errno(p[i + 1]), ok_or_errno(p[i + 2]), ok_or_errno(p[i + 3])
-  i = i + 4
+  local st = op["fx:status"]
+  fx.status = M.status_fields(st and st.ok and st.data)
+  fx.comm, fx.kill1, fx.io_uring = ok_or_errno(op["fx:comm"]), ok_or_errno(op["fx:kill1"]),
+    ok_or_errno(op["fx:io_uring"])
   local all = {}
   for _, m in ipairs(M.EFFECT_MOUNTS) do all[#all + 1] = m end
   for _, m in ipairs(mounts or {}) do all[#all + 1] = m end
   for _, m in ipairs(all) do
-    local x = p[i] or {}
-    fx.mount[m] = x
-    fx.mounts[m] = x.ok and (tostring(x.fstype) .. " " .. tostring(x.options)) or ok_or_errno(p[i])
-    i = i + 1
+    local x = op["fx:mount:" .. m]
+    fx.mount[m] = x or {}
+    fx.mounts[m] = x and x.ok and (tostring(x.fstype) .. " " .. tostring(x.options)) or ok_or_errno(x)
   end
   return fx
 end
@@ -422,19 +465,21 @@ end
 -- runner is (t:spawn: same lab, no sandbox): what "new" is measured from.
 function M.outside_effects(t)
   local ops = {}
-  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2] } end
-  ops[#ops + 1] = { "read", "/proc/self/status" }
-  local r = t:spawn { argv = M.probe_argv(t, ops), timeout_ms = 10000 }
-  local p = {}
+  for _, n in ipairs(M.NS) do ops[#ops + 1] = { "stat", "/proc/self/ns/" .. n[2], as = n[2] } end
+  ops[#ops + 1] = { "read", "/proc/self/status", as = "status" }
+  local argv, names = M.probe_argv(t, ops)
+  local r = t:spawn { argv = argv, timeout_ms = 10000 }
+  local op = {}
   for line in tostring(r.stdout or ""):gmatch("[^\n]+") do
     local j = line:sub(1, 1) == "{" and sp.json_decode(line) or nil
-    if j and j.op then p[#p + 1] = j end
+    local name = j and j.op and math.type(j.i) == "integer" and names[j.i + 1]
+    if name and op[name] == nil then op[name] = j end
   end
   local out = { ns = {} }
-  for i, n in ipairs(M.NS) do out.ns[n[2]] = p[i] and p[i].ok and p[i].target or nil end
-  out.status = M.status_fields(p[#M.NS + 1] and p[#M.NS + 1].ok and p[#M.NS + 1].data)
+  for _, n in ipairs(M.NS) do out.ns[n[2]] = op[n[2]] and op[n[2]].ok and op[n[2]].target or nil end
+  out.status = M.status_fields(op.status and op.status.ok and op.status.data)
   for _, n in ipairs(M.NS) do
-    if not out.ns[n[2]] then error({ sp_error = "cannot read the host's /proc/self/ns/" .. n[2] }, 0) end
+    if not out.ns[n[2]] then t:error("cannot read the host's /proc/self/ns/" .. n[2]) end
   end
   return out
 end
@@ -502,11 +547,11 @@ function M.sibling_prefix_write(t, profile)
     local sibling, control = dirs[3 - i], string.format("%s/control%d", t.ws, i)
     local r = t:ran(t:sandbox { profile = profile(denied), probe = {
       { "write", control, "ok" },                                  -- positive control
-      { "write", sibling .. "/f", "sibling" },
-      { "write", denied .. "/f", "pwned" },
+      { "write", sibling .. "/f", "sibling", as = "sibling" },
+      { "write", denied .. "/f", "pwned", as = "denied" },
     } })
     if sp.read(control) ~= "ok" then return "control_failed" end
-    local s, d = r.probe[2] or {}, r.probe[3] or {}
+    local s, d = r.op.sibling or {}, r.op.denied or {}
     notes[#notes + 1] = string.format("policy on %s: sibling write %s, write %s", denied:match("[^/]+$"),
       s.ok and "ok" or tostring(s.errno), d.ok and "ok" or tostring(d.errno))
     if sp.read(denied .. "/f") ~= "original\n" then verdict = "written"

@@ -67,20 +67,23 @@ function M.binary(var, candidates)
   return nil
 end
 
--- What no peer can be asked (a reason, or nil): a raw request document,
--- runtime roots, an output bound - none of them has one.
-function M.inexpressible(name, spec)
-  if spec.raw_request then return name .. " takes no contract request (raw_request)" end
-  if (spec.profile or {}).runtime then return name .. " has no runtime roots (profile.runtime)" end
-  if (spec.profile or {}).limits then
-    return name .. " takes no resource limits (profile.limits): an integrator's own cgroups or " ..
-           "rlimits around it would be the integrator's sandbox, not " .. name .. "'s"
-  end
-  if spec.output_limit_bytes then
-    return name .. " has no output bound: the command writes to descriptors " .. name ..
-           " does not capture, so output_limit_bytes cannot be asked of it"
-  end
-  return nil
+-- A peer's capabilities (context.CAPABILITIES) and the reasons for those it
+-- lacks: what no peer has - runtime roots and their eviction, a host
+-- check, a contract request document, resource limits, an output bound -
+-- and, in `lacks` ({ capability = reason }), what this one lacks too.
+function M.capabilities(name, lacks)
+  local caps = { gc = false, doctor = false, runtime_roots = false, raw_request = false,
+                 limits = false, output_limit = false, block_unix_sockets = true,
+                 hold = true, fault = true }
+  local reasons = {
+    raw_request = name .. " takes no contract request",
+    limits = "an integrator's own cgroups or rlimits around " .. name ..
+             " would be the integrator's sandbox, not " .. name .. "'s",
+    output_limit = "the command writes to descriptors " .. name ..
+                   " does not capture, so output_limit_bytes cannot be asked of it",
+  }
+  for k, why in pairs(lacks or {}) do caps[k], reasons[k] = false, why end
+  return caps, reasons
 end
 
 -- Run a peer's argv through t:spawn, always inside a lab (no uplink: this
