@@ -27,7 +27,8 @@ function M.sandbox(t, spec)
   if not t._ctx.lab then t:lab() end
   local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = env, stdin = spec.stdin,
                       timeout_ms = (spec.timeout_ms or 30000) + 2000, private_mounts = true,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
+                      signal_after_ms = spec.signal_after_ms, signal = spec.signal,
+                      signal_when = spec.signal_when }
   local kind = r.code == 0 and "success" or "application_failure"
   return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
                        stdout = r.stdout, stderr = r.stderr, denials = {} },

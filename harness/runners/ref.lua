@@ -30,7 +30,8 @@ function M.sandbox(t, spec)
   local r = t:spawn { argv = { t.paths.ref, "run", "--request", "-" },
                       stdin = spec.raw_request or sp.json_encode(req),
                       timeout_ms = (spec.timeout_ms or 30000) + 30000,
-                      signal_after_ms = spec.signal_after_ms, signal = spec.signal }
+                      signal_after_ms = spec.signal_after_ms, signal = spec.signal,
+                      signal_when = spec.signal_when }
   -- the outcome is the JSON on stdout, whatever the exit status says
   local outcome = r.stdout ~= "" and sp.json_decode(r.stdout) or nil
   if type(outcome) ~= "table" or not outcome.kind then outcome = nil end

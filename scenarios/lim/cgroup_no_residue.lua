@@ -44,7 +44,7 @@ return scenario {
     if not dir then t:skip("pids is enforced through " .. tostring(via) .. " here: no cgroup to leave") end
     local before = orphans(dir)
     local started = t.ws .. "/started"
-    t:sandbox { profile = p, timeout_ms = 20000, signal_after_ms = 600, signal = "SIGKILL",
+    t:sandbox { profile = p, timeout_ms = 20000, signal_when = started, signal_after_ms = 100, signal = "SIGKILL",
                 command = { "sh", "-c", 'touch "$PWD/started"; sleep 15' } }
     local left = {}
     for name in pairs(orphans(dir)) do if not before[name] then left[#left + 1] = name end end

@@ -19,7 +19,8 @@ return scenario {
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
       'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
       'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
-    local r = t:sandbox { timeout_ms = 20000, signal_after_ms = 400, signal = "SIGTERM", command = { "sh", "-c",
+    local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
+      signal = "SIGTERM", command = { "sh", "-c",
       'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
       'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
       'echo started > "$PWD/started"; ' ..

@@ -16,7 +16,8 @@ return scenario {
     local marker = string.format("sandproof-rt-kill-%d-%d", sp.getpid(), t.seed)
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-    local r = t:sandbox { profile = p, timeout_ms = 20000, signal_after_ms = 400, signal = "SIGKILL",
+    local r = t:sandbox { profile = p, timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
+      signal = "SIGKILL",
       command = { "sh", "-c", 'echo x > "$TMPDIR/f" && echo started > "$PWD/started" && exec sh -c "sleep 15" ' .. marker } }
     sp.sleep_ms(200)
     if not sp.exists(t.ws .. "/started") then return "control_failed" end

@@ -154,24 +154,30 @@ end
 
 -- Every process a runner adapter starts goes through here, so the current
 -- lab, hold and fault apply to it.  o is sp.spawn's options (without lab,
--- hold and fault, which are the context's) plus signal_after_ms and signal;
+-- hold and fault, which are the context's) plus signal_after_ms, signal and signal_when;
 -- it is not changed.
 local SPAWN_KEYS = check.set { "argv", "cwd", "env", "stdin", "timeout_ms", "private_mounts",
-                               "kill_leftovers", "signal_after_ms", "signal" }
+                               "kill_leftovers", "signal_after_ms", "signal", "signal_when" }
 function T:spawn(o)
   if type(o) ~= "table" then error("t:spawn needs an options table", 2) end
   check.keys(o, SPAWN_KEYS, "t:spawn")
   check.type(o, "signal_after_ms", "number", "t:spawn")
   check.type(o, "signal", "string", "t:spawn")
+  check.type(o, "signal_when", "string", "t:spawn")
   local s = check.copy(o)
-  s.signal_after_ms, s.signal = nil, nil
-  if o.signal_after_ms then
-    -- Signal the runner (and only it, by pid) N ms after it started.  The
-    -- wrapper shell hands the runner its own stdin (an async list would get
-    -- /dev/null) and keeps its exit status; until it waits, a finished
-    -- runner stays a zombie, so the pid cannot be reused before the kill.
-    local argv = { "sh", "-c", string.format('exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; sleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
-      o.signal_after_ms / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh" }
+  s.signal_after_ms, s.signal, s.signal_when = nil, nil, nil
+  if o.signal_after_ms or o.signal_when then
+    -- Signal the runner (and only it, by pid) N ms after it started, or
+    -- after the path signal_when exists (polled every 20 ms while the
+    -- runner lives: a loaded machine cannot make the signal come before
+    -- the scene is set) and then N ms more.  The wrapper shell hands the
+    -- runner its own stdin (an async list would get /dev/null) and keeps
+    -- its exit status; until it waits, a finished runner stays a zombie,
+    -- so the pid cannot be reused before the kill.
+    local wait = o.signal_when and
+      'while [ ! -e "$w" ] && kill -0 $p 2>/dev/null; do sleep 0.02; done; ' or ""
+    local argv = { "sh", "-c", string.format('w=$1; shift; exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; %ssleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
+      wait, (o.signal_after_ms or 0) / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh", o.signal_when or "" }
     for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
     s.argv = argv
   end
@@ -266,11 +272,11 @@ end
 
 local SANDBOX_KEYS = check.set { "probe", "command", "op_names", "profile", "network",
   "block_unix_sockets", "cwd", "env", "stdin", "timeout_ms", "output_limit_bytes",
-  "signal_after_ms", "signal", "raw_request" }
+  "signal_after_ms", "signal", "signal_when", "raw_request" }
 local SANDBOX_TYPES = { probe = "table", command = "table", op_names = "table", profile = "table",
   network = "string", block_unix_sockets = "boolean", cwd = "string", env = "table",
   stdin = "string", timeout_ms = "integer", output_limit_bytes = "integer",
-  signal_after_ms = "number", signal = "string", raw_request = "string" }
+  signal_after_ms = "number", signal = "string", signal_when = "string", raw_request = "string" }
 
 -- The request t:sandbox hands the adapter: a copy of spec (the caller's
 -- table and its profile are never changed) with every default filled in,

@@ -96,7 +96,7 @@ end
 -- (record the command line as evidence).
 function M.spawn(t, spec, argv, o)
   local tmo = spec.timeout_ms or 30000
-  if tmo > 0 and not spec.signal_after_ms then
+  if tmo > 0 and not (spec.signal_after_ms or spec.signal_when) then
     local w = { M.TIMEOUT, "--verbose", "-k", "2", string.format("%.3f", tmo / 1000) }
     for _, x in ipairs(argv) do w[#w + 1] = x end
     argv = w
@@ -105,7 +105,8 @@ function M.spawn(t, spec, argv, o)
   if not t._ctx.lab then t:lab() end
   return t:spawn { argv = argv, cwd = o.cwd, env = o.env, stdin = spec.stdin,
                    timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
-                   signal_after_ms = spec.signal_after_ms, signal = spec.signal }
+                   signal_after_ms = spec.signal_after_ms, signal = spec.signal,
+                      signal_when = spec.signal_when }
 end
 
 -- The outcome from what a peer gives: a status and stderr.  Shared rules,
