@@ -162,7 +162,7 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 /* Runs the properties against every runner to try: those named with
  * --runner (only, a comma list; each a subject), else ref (the subject) and
  * the peers whose adapters exist.  Returns 1 when a subject failed. */
-static int smoke_runners(const struct scen_paths *p, struct session *ss, const char *only)
+static int smoke_try_runners(const struct scen_paths *p, struct session *ss, const char *only)
 {
 	int failed = 0;
 
@@ -201,7 +201,7 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 		return rc;
 	}
 	printf("\n== properties\n");
-	rc = session_finish(&ss, smoke_runners(p, &ss, only) ? SESSION_EXIT_FAILED : 0);
+	rc = session_finish(&ss, smoke_try_runners(p, &ss, only) ? SESSION_EXIT_FAILED : 0);
 	if (!ss.tally.lost)
 		printf("\nrecorded in %s\n", ss.dbpath);
 	fflush(stdout);
