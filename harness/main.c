@@ -30,7 +30,6 @@
 #include "smoke.h"
 #include "sp.h"
 #include "scen.h"
-#include "sandproof/prims.h"
 #include "sandproof/proc.h"
 
 #define EXIT_FAILED SESSION_EXIT_FAILED
