@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,15 +26,15 @@
 #include "envinfo.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
+#include "session.h"
 #include "smoke.h"
 #include "sp.h"
 #include "scen.h"
-#include "sandproof/prims.h"
 #include "sandproof/proc.h"
 
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
-#define EXIT_INTERNAL 3
+#define EXIT_FAILED SESSION_EXIT_FAILED
+#define EXIT_USAGE SESSION_EXIT_USAGE
+#define EXIT_INTERNAL SESSION_EXIT_INTERNAL
 
 static const char usage[] =
 "usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
@@ -227,22 +226,6 @@ static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned t
 	return out;
 }
 
-/* --out DIR: created when missing; NULL when usable, else why not. */
-static const char *out_check(const char *out)
-{
-	struct stat st;
-
-	if (mkdir(out, 0755) < 0 && errno != EEXIST)
-		return strerror(errno);
-	if (stat(out, &st) < 0)
-		return strerror(errno);
-	if (!S_ISDIR(st.st_mode))
-		return "not a directory";
-	if (access(out, W_OK | X_OK) < 0)
-		return "not writable";
-	return NULL;
-}
-
 /* What one `run` does, as parsed from its options. */
 struct run_opts {
 	char *runners[16];
@@ -252,44 +235,23 @@ struct run_opts {
 	unsigned long long seed, repeat, timeout;
 };
 
-/* Records the run row (with the fingerprint) and every scenario row.
- * Returns the run id or -errno (the message printed). */
-static int64_t run_begin(struct store *db, const struct run_opts *o, const struct scen_list *l)
+/* The run's runner list (comma-separated) into list, and its fingerprint:
+ * every named runner's version and per-scenario timeout (malloc'd, or NULL). */
+static char *run_fingerprint(const struct run_opts *o, char *list, size_t len)
 {
-	char list[512] = "", *env;
-	struct store_run run;
-	int64_t id;
-
+	list[0] = '\0';
 	for (size_t i = 0; i < o->n_runners; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? "," : "", o->runners[i]);
-	env = with_timeouts(envinfo_json(&paths, list), o->runners, o->n_runners,
-			    (unsigned)o->timeout, o->scale);
-	run = envinfo_run(env);
-	run.runners = list;
-	run.seed = (int64_t)o->seed;
-	run.filter = o->filter;
-	id = store_begin_run(db, &run);
-	free(env);
-	if (id < 0) {
-		fprintf(stderr, "sandproof: cannot record the run: %s\n", store_get_error(db));
-		return id;
-	}
-	/* a scenario row that cannot be put loses its results, counted then */
-	for (size_t i = 0; i < l->n; i++) {
-		struct store_scenario sc = {l->v[i].id, l->v[i].area, l->v[i].clauses,
-					    l->v[i].claim, l->v[i].file, l->v[i].expect_json};
-
-		if (store_put_scenario(db, &sc) < 0)
-			fprintf(stderr, "sandproof: %s: %s\n", l->v[i].id, store_get_error(db));
-	}
-	return id;
+		snprintf(list + strlen(list), len - strlen(list), "%s%s", i ? "," : "",
+			 o->runners[i]);
+	return with_timeouts(envinfo_json(&paths, list), o->runners, o->n_runners,
+			     (unsigned)o->timeout, o->scale);
 }
 
-/* Runs every (repeat, scenario, runner) and records each result in t. */
-static void run_pairs(struct store *db, int64_t run_id, const struct run_opts *o,
-		      const struct scen_list *l, struct tally *t)
+/* Runs every (repeat, scenario, runner) and records each result in ss. */
+static void run_pairs(struct session *ss, const struct run_opts *o)
 {
+	const struct scen_list *l = &ss->scenarios;
+	struct tally *t = &ss->tally;
 	bool tty = isatty(2);
 
 	t->total = (unsigned)(l->n * o->n_runners * o->repeat);
@@ -303,8 +265,8 @@ static void run_pairs(struct store *db, int64_t run_id, const struct run_opts *o
 				if (scen_run_pair(&paths, &l->v[i], o->runners[j], s,
 						  (unsigned)o->timeout * o->scale[j], &json) < 0)
 					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
-				runlog_record(db, run_id, &l->v[i], o->runners[j], s, json, t, tty,
-					      stdout, NULL, 0);
+				session_record(ss, &l->v[i], o->runners[j], s, json, tty, stdout,
+					       NULL, 0);
 				free(json);
 			}
 }
@@ -360,58 +322,35 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
-	char runner_buf[512] = "ref", dbpath[PATH_MAX], err[1024];
-	const char *out = "sandproof-out", *why;
+	char runner_buf[512] = "ref", list[512];
+	const char *out = "sandproof-out";
 	unsigned wait_s = STORE_WAIT_MS / 1000;
-	struct scen_list l;
-	struct tally t = {0};
-	struct store *db;
+	struct session ss;
+	const struct tally *t = &ss.tally;
 	int rc;
-	int64_t run_id;
 
 	rc = run_parse(argc, argv, &o, runner_buf, sizeof(runner_buf), &out, &wait_s);
 	if (rc)
 		return rc;
-	if (scen_load_all(&paths, o.filter, &l, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandproof: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (l.n == 0) {
-		scen_list_free(&l);
+	session_init(&ss, "sandproof");
+	if ((rc = session_load(&ss, &paths, o.filter)))
+		return rc;
+	if (ss.scenarios.n == 0) {
+		session_close(&ss);
 		return usage_error("--filter matches no scenario:", o.filter ? o.filter : "(none)");
 	}
-	if ((why = out_check(out))) {
-		fprintf(stderr, "sandproof: --out %s: %s\n", out, why);
-		scen_list_free(&l);
-		return EXIT_USAGE;
+	if ((rc = session_open(&ss, out, wait_s)) ||
+	    (rc = session_begin(&ss, run_fingerprint(&o, list, sizeof(list)), list, o.filter,
+				o.seed))) {
+		session_close(&ss);
+		return rc;
 	}
-	snprintf(dbpath, sizeof(dbpath), "%s/%s.sqlite", out, prims_os_name());
-	if (store_open_wait(dbpath, wait_s * 1000u, &db, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandproof: %s\n", err);
-		scen_list_free(&l);
-		return EXIT_USAGE;
-	}
-	run_id = run_begin(db, &o, &l);
-	if (run_id < 0) {
-		store_close(db);
-		scen_list_free(&l);
-		return EXIT_INTERNAL;
-	}
-	run_pairs(db, run_id, &o, &l, &t);
-	rc = (t.fail || t.error || t.inconclusive) ? EXIT_FAILED : 0;
-	if (store_finish_run(db, run_id, NULL) < 0) {
-		fprintf(stderr, "sandproof: cannot record the end of the run in %s: %s\n", dbpath,
-			store_get_error(db));
-		rc = EXIT_INTERNAL;
-	}
-	store_close(db);
-	scen_list_free(&l);
+	run_pairs(&ss, &o);
+	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
-	       t.pass, t.fail, t.skip, t.unsupported, t.inconclusive, t.error, dbpath);
+	       t->pass, t->fail, t->skip, t->unsupported, t->inconclusive, t->error, ss.dbpath);
 	fflush(stdout);
-	if (runlog_lost_report(&t, dbpath))
-		rc = EXIT_INTERNAL;
-	return rc;
+	return session_exit_status(&ss, rc);
 }
 
 int main(int argc, char **argv)

@@ -10,18 +10,16 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandproof/store.h"
 #include "envinfo.h"
 #include "runlog.h"
-#include "sandproof/prims.h"
+#include "session.h"
 
 /* A property holds when its scenario passes. */
 static const struct property {
@@ -84,10 +82,10 @@ static int doctor(const struct scen_paths *p)
 /* Runs the properties against one runner and prints its line.  Returns 1
  * when a property of a subject (ref, or any runner named with --runner)
  * fails, else 0. */
-static int smoke_runner(const struct scen_paths *p, struct store *db, int64_t run_id,
-			const char *runner, bool subject, const struct scen_list *all,
-			struct tally *t)
+static int smoke_runner(const struct scen_paths *p, struct session *ss, const char *runner,
+			bool subject)
 {
+	const struct scen_list *all = &ss->scenarios;
 	char line[2048] = "";
 	int failed = 0;
 
@@ -103,7 +101,7 @@ static int smoke_runner(const struct scen_paths *p, struct store *db, int64_t ru
 			continue;
 		if (scen_run_pair(p, s, runner, 1, 30, &json) < 0)
 			json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
-		runlog_record(db, run_id, s, runner, 1, json, t, false, NULL, obs, sizeof(obs));
+		session_record(ss, s, runner, 1, json, false, NULL, obs, sizeof(obs));
 		free(json);
 		ok = strncmp(obs, "pass|", 5) == 0;
 		na = !strncmp(obs, "skip|", 5) || !strncmp(obs, "unsupported|", 12);
@@ -117,43 +115,6 @@ static int smoke_runner(const struct scen_paths *p, struct store *db, int64_t ru
 	printf("%s: %s\n", runner, line);
 	fflush(stdout);
 	return failed;
-}
-
-/* Opens the database under out and records the run and scenario rows.
- * Returns 0, or smoke's exit status (message printed). */
-static int smoke_begin(const struct scen_paths *p, const char *out, unsigned wait_s,
-		       const struct scen_list *all, char *dbpath, size_t len,
-		       struct store **db, int64_t *run_id)
-{
-	char err[1024] = "", *env;
-	struct store_run run;
-
-	if ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
-	    snprintf(dbpath, len, "%s/%s.sqlite", out, prims_os_name()) >= (int)len ||
-	    store_open_wait(dbpath, wait_s * 1000u, db, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandproof smoke: --out %s: %s\n", out, err[0] ? err : strerror(errno));
-		return 2;
-	}
-	env = envinfo_json(p, "ref");
-	run = envinfo_run(env);
-	run.runners = "smoke";
-	run.filter = "smoke";
-	run.seed = 1;
-	*run_id = store_begin_run(*db, &run);
-	free(env);
-	if (*run_id < 0) {
-		fprintf(stderr, "sandproof smoke: cannot record the run: %s\n", store_get_error(*db));
-		store_close(*db);
-		return 3;
-	}
-	for (size_t i = 0; i < all->n; i++) {
-		struct store_scenario sc = {all->v[i].id, all->v[i].area, all->v[i].clauses,
-					    all->v[i].claim, all->v[i].file, all->v[i].expect_json};
-
-		if (store_put_scenario(*db, &sc) < 0)
-			fprintf(stderr, "sandproof smoke: %s: %s\n", all->v[i].id, store_get_error(*db));
-	}
-	return 0;
 }
 
 /* Parses smoke's options; 0, or 2 after printing the usage error. */
@@ -182,7 +143,7 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 		} else {
 			fprintf(stderr, "sandproof smoke: bad option or number\n"
 				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n");
-			return 2;
+			return SESSION_EXIT_USAGE;
 		}
 	}
 	if (*only) {
@@ -192,22 +153,37 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			if (!scen_runner_known(p, tok)) {
 				fprintf(stderr, "sandproof smoke: unknown runner: %s\n", tok);
-				return 2;
+				return SESSION_EXIT_USAGE;
 			}
 	}
 	return 0;
 }
 
+/* Runs the properties against every runner to try: those named with
+ * --runner (only, a comma list; each a subject), else ref (the subject) and
+ * the peers whose adapters exist.  Returns 1 when a subject failed. */
+static int smoke_try_runners(const struct scen_paths *p, struct session *ss, const char *only)
+{
+	int failed = 0;
+
+	for (size_t r = 0; (only ? extra_runner(only, r) : candidates[r]); r++) {
+		const char *runner = only ? extra_runner(only, r) : candidates[r];
+
+		if (!scen_runner_known(p, runner))
+			continue;
+		if (only && !in_list(only, runner))
+			continue;
+		failed |= smoke_runner(p, ss, runner, only || !strcmp(runner, "ref"));
+	}
+	return failed;
+}
+
 int smoke_main(const struct scen_paths *p, int argc, char **argv)
 {
 	const char *out = "sandproof-out", *only = NULL;
-	char dbpath[PATH_MAX], err[1024] = "";
 	unsigned wait_s = STORE_WAIT_MS / 1000;
-	struct scen_list all;
-	struct store *db;
-	struct tally t = {0};
-	int64_t run_id;
-	int rc, ref_failed = 0;
+	struct session ss;
+	int rc;
 
 	rc = smoke_parse(p, argc, argv, &out, &only, &wait_s);
 	if (rc)
@@ -216,41 +192,18 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 	fflush(stdout);
 	if (doctor(p) != 0) {
 		printf("\nverdict: this host cannot enforce the contract (see above)\n");
-		return 3;
+		return SESSION_EXIT_INTERNAL;
 	}
-	if (scen_load_all(p, NULL, &all, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandproof smoke: %s\n", err);
-		return 2;
-	}
-	rc = smoke_begin(p, out, wait_s, &all, dbpath, sizeof(dbpath), &db, &run_id);
-	if (rc) {
-		scen_list_free(&all);
+	session_init(&ss, "sandproof smoke");
+	if ((rc = session_load(&ss, p, NULL)) || (rc = session_open(&ss, out, wait_s)) ||
+	    (rc = session_begin(&ss, envinfo_json(p, "ref"), "smoke", "smoke", 1))) {
+		session_close(&ss);
 		return rc;
 	}
 	printf("\n== properties\n");
-	for (size_t r = 0; (only ? extra_runner(only, r) : candidates[r]); r++) {
-		const char *runner = only ? extra_runner(only, r) : candidates[r];
-
-		if (!scen_runner_known(p, runner))
-			continue;
-		if (only && !in_list(only, runner))
-			continue;
-		/* the subject: ref, or every runner named with --runner */
-		ref_failed |= smoke_runner(p, db, run_id, runner, only || !strcmp(runner, "ref"),
-					   &all, &t);
-	}
-	rc = ref_failed ? 1 : 0;
-	if (store_finish_run(db, run_id, NULL) < 0) {
-		fprintf(stderr, "sandproof smoke: cannot record the end of the run in %s: %s\n",
-			dbpath, store_get_error(db));
-		rc = 3;
-	}
-	store_close(db);
-	scen_list_free(&all);
-	if (!t.lost)
-		printf("\nrecorded in %s\n", dbpath);
+	rc = session_finish(&ss, smoke_try_runners(p, &ss, only) ? SESSION_EXIT_FAILED : 0);
+	if (!ss.tally.lost)
+		printf("\nrecorded in %s\n", ss.dbpath);
 	fflush(stdout);
-	if (runlog_lost_report(&t, dbpath))
-		rc = 3;
-	return rc;
+	return session_exit_status(&ss, rc);
 }

@@ -6,7 +6,8 @@
 
 /* argv[0] is "smoke".  Exit 0 when the reference runner holds every
  * checked property, 1 when any fails, 2 usage, 3 when this host cannot
- * enforce the contract at all. */
+ * enforce the contract at all or a result could not be recorded (as for
+ * `run`). */
 int smoke_main(const struct scen_paths *p, int argc, char **argv);
 
 #endif

@@ -199,43 +199,15 @@ static int finish(struct request *req, const struct run_io *io, FILE *of,
 	return status;
 }
 
-static int cmd_run(int argc, char **argv)
+/* Reads the request at reqpath ("-": standard input) within wait_s seconds
+ * and parses it into req (the caller frees it).  0, or EXIT_USAGE after
+ * saying why on stderr (nothing ran, req untouched). */
+static int read_request(const char *reqpath, long wait_s, struct request *req)
 {
-	static const struct option opts[] = {
-		{"request", required_argument, NULL, 'r'},
-		{"outcome", required_argument, NULL, 'o'},
-		{"request-timeout", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const char *reqpath = NULL, *outpath = NULL;
-	char err[REQUEST_ERR_MAX], *text = NULL, *end;
-	struct request req;
-	struct run_io io = {.passthrough = false};
+	char err[REQUEST_ERR_MAX], *text = NULL;
 	size_t len = 0;
-	FILE *of = stdout;
-	int c, fd, rc, status;
-	long wait_s = REQUEST_READ_TIMEOUT_S;
+	int fd, rc;
 
-	while ((c = getopt_long(argc, argv, "+r:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': reqpath = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 't':
-			errno = 0;
-			wait_s = optarg[0] >= '0' && optarg[0] <= '9' ? strtol(optarg, &end, 10) : -1;
-			if (wait_s < 1 || wait_s > 86400 || errno || *end)
-				return usage_error("run: --request-timeout %s: must be whole seconds, "
-						   "1 to 86400", optarg);
-			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return usage_error("%s", "run: bad option");
-		}
-	}
-	if (!reqpath)
-		return usage_error("%s", "run: --request FILE|- is required");
-	if (optind != argc)
-		return usage_error("run: unexpected argument '%s'", argv[optind]);
 	/* Non-blocking: a FIFO with no writer yet must not hold open() past the
 	 * deadline.  (Standard input is the caller's description; its flags are
 	 * left alone: poll() alone keeps the reads from blocking.) */
@@ -264,12 +236,54 @@ static int cmd_run(int argc, char **argv)
 			reqpath, strerror(-rc));
 		return EXIT_USAGE;
 	}
-	rc = request_parse(text, len, getenv("HOME"), &req, err);
+	rc = request_parse(text, len, getenv("HOME"), req, err);
 	free(text);
 	if (rc < 0) {
 		fprintf(stderr, "sandproof-ref: %s\n", err);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"request", required_argument, NULL, 'r'},
+		{"outcome", required_argument, NULL, 'o'},
+		{"request-timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *reqpath = NULL, *outpath = NULL;
+	char *end;
+	struct request req;
+	struct run_io io = {.passthrough = false};
+	FILE *of = stdout;
+	int c, rc, status;
+	long wait_s = REQUEST_READ_TIMEOUT_S;
+
+	while ((c = getopt_long(argc, argv, "+r:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reqpath = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 't':
+			errno = 0;
+			wait_s = optarg[0] >= '0' && optarg[0] <= '9' ? strtol(optarg, &end, 10) : -1;
+			if (wait_s < 1 || wait_s > 86400 || errno || *end)
+				return usage_error("run: --request-timeout %s: must be whole seconds, "
+						   "1 to 86400", optarg);
+			break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return usage_error("%s", "run: bad option");
+		}
+	}
+	if (!reqpath)
+		return usage_error("%s", "run: --request FILE|- is required");
+	if (optind != argc)
+		return usage_error("run: unexpected argument '%s'", argv[optind]);
+	rc = read_request(reqpath, wait_s, &req);
+	if (rc)
+		return rc;
 	if (outpath) {
 		/* Created before the run so an unwritable path fails before
 		 * anything runs. */

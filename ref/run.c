@@ -296,94 +296,136 @@ static void signals_restore(int fds[2], const struct sigaction old[4])
 	close(fds[1]);
 }
 
-int run_execute(const struct request *req, const struct run_io *io,
-		struct outcome *o)
-{
-	struct plan *plan = NULL;
-	struct launch *l = NULL;
-	struct launch_status st = {0};
-	struct launch_stdio lio;
-	struct pipes p;
-	struct sigaction old[4];
-	int sfd[2], rc;
-	int64_t t0 = now_ms();
-	struct sup s = {.deadline = -1, .drain_deadline = -1, .in_fd = -1};
+/* What one run_execute holds between its steps. */
+struct execution {
+	struct plan *plan;         /* platform_prepare's, freed at the end */
+	struct launch *l;          /* platform_launch's, released by run_supervise */
+	struct launch_status st;
+	struct launch_stdio lio;   /* the child's stdin/stdout/stderr */
+	struct pipes p;            /* our ends and the child's */
+	struct sigaction old[4];   /* restored by signals_restore */
+	int sfd[2];                /* the signal self-pipe */
+};
 
+/* The run's outcome, empty: no limit hit, streams captured unless io
+ * passes them through. */
+static void outcome_start(struct outcome *o, const struct request *req,
+			  const struct run_io *io)
+{
 	memset(o, 0, sizeof(*o));
 	o->limits.killed_by = -1;
 	capture_init(&o->out, -1, req->output_limit_bytes);
 	capture_init(&o->err, -1, req->output_limit_bytes);
 	o->captured = !io->passthrough;
+}
 
+/* Everything before the launch: supervision, the runtime root, the plan,
+ * the stdio pipes, the signal pipe.  0; or -1 with o a setup failure, and
+ * nothing of the pipes or signals left (the plan and root are released by
+ * the caller either way). */
+static int run_prepare(struct execution *x, const struct request *req,
+		       const struct run_io *io, struct outcome *o)
+{
 	/* Supervision first: without it a daemonized descendant could
 	 * outlive the run, so failing here is a setup failure like any other. */
-	rc = platform_supervisor_init();
+	int rc = platform_supervisor_init();
+
 	if (rc < 0) {
 		setup_failed(o, "subreaper", -rc, "cannot become a child subreaper");
-		goto out;
+		return -1;
 	}
 	rc = rtroot_acquire(req, &o->runtime, &o->setup);
 	if (rc < 0) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
-		goto out;
+		return -1;
 	}
-	rc = platform_prepare(rtroot_request(req), &plan, &o->setup);
+	rc = platform_prepare(rtroot_request(req), &x->plan, &o->setup);
 	if (rc < 0) {
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
-		goto out;
+		return -1;
 	}
-	platform_enforcement(plan, &o->enf);
-	rc = pipes_open(&p, req, io, &lio);
+	platform_enforcement(x->plan, &o->enf);
+	rc = pipes_open(&x->p, req, io, &x->lio);
 	if (rc < 0) {
-		pipes_close(&p);
+		pipes_close(&x->p);
 		setup_failed(o, "pipes", -rc, "cannot create stdio pipes");
-		goto out;
+		return -1;
 	}
-	rc = signals_install(sfd, old);
+	rc = signals_install(x->sfd, x->old);
 	if (rc < 0) {
-		pipes_close(&p);
+		pipes_close(&x->p);
 		setup_failed(o, "signals", -rc, "cannot create the signal pipe");
-		goto out;
+		return -1;
 	}
-	rc = platform_launch(plan, &lio, &l, &st);
-	platform_enforcement(plan, &o->enf); /* launch may learn more (listener) */
+	return 0;
+}
+
+/* Launches the plan and closes the child's ends of the pipes.  0; or -1
+ * with o a setup failure and our ends and the signal pipe closed too. */
+static int run_launch(struct execution *x, struct outcome *o)
+{
+	struct pipes *p = &x->p;
+	int rc = platform_launch(x->plan, &x->lio, &x->l, &x->st);
+
+	platform_enforcement(x->plan, &o->enf); /* launch may learn more (listener) */
 	/* The child holds its own copies now; ours would keep EOF away. */
-	if (p.in[0] >= 0) close(p.in[0]);
-	if (p.out[1] >= 0) close(p.out[1]);
-	if (p.err[1] >= 0) close(p.err[1]);
+	if (p->in[0] >= 0) close(p->in[0]);
+	if (p->out[1] >= 0) close(p->out[1]);
+	if (p->err[1] >= 0) close(p->err[1]);
 	if (rc < 0) {
-		if (p.in[1] >= 0) close(p.in[1]);
-		if (p.out[0] >= 0) close(p.out[0]);
-		if (p.err[0] >= 0) close(p.err[0]);
+		if (p->in[1] >= 0) close(p->in[1]);
+		if (p->out[0] >= 0) close(p->out[0]);
+		if (p->err[0] >= 0) close(p->err[0]);
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
-		o->setup = st.setup;
-		signals_restore(sfd, old);
-		goto out;
+		o->setup = x->st.setup;
+		signals_restore(x->sfd, x->old);
+		return -1;
 	}
-	o->out.fd = p.out[0];
-	o->err.fd = p.err[0];
-	s.l = l;
-	s.pid = platform_pid(l);
-	s.sig_rfd = sfd[0];
+	return 0;
+}
+
+/* Feeds stdin, captures, enforces the deadline until the launch is over,
+ * then observes its limits and denials, releases it, restores the signals
+ * and classifies the outcome.  t0: the run's start (the deadline's base). */
+static void run_supervise(struct execution *x, const struct request *req, int64_t t0,
+			  struct outcome *o)
+{
+	struct sup s = {.deadline = -1, .drain_deadline = -1, .in_fd = -1};
+
+	o->out.fd = x->p.out[0];
+	o->err.fd = x->p.err[0];
+	s.l = x->l;
+	s.pid = platform_pid(x->l);
+	s.sig_rfd = x->sfd[0];
 	s.o = o;
-	s.in_fd = p.in[1];
+	s.in_fd = x->p.in[1];
 	s.in_data = req->stdin_data;
 	s.in_len = req->stdin_len;
 	if (req->timeout_ms)
 		s.deadline = t0 + (int64_t)req->timeout_ms;
-	if (st.result != LAUNCH_RUNNING)
+	if (x->st.result != LAUNCH_RUNNING)
 		kill_tree(&s); /* nothing of the command runs; collect the helper */
 	supervise(&s);
 	if (s.in_fd >= 0)
 		close(s.in_fd);
-	platform_limits_observe(l, &o->limits);
-	if (platform_release(l, &o->denials) > 0)
+	platform_limits_observe(x->l, &o->limits);
+	if (platform_release(x->l, &o->denials) > 0)
 		s.denied = true;
-	signals_restore(sfd, old);
-	classify(o, &s, &st);
-out:
+	signals_restore(x->sfd, x->old);
+	classify(o, &s, &x->st);
+}
+
+int run_execute(const struct request *req, const struct run_io *io,
+		struct outcome *o)
+{
+	struct execution x = {.plan = NULL};
+	int64_t t0 = now_ms();
+
+	outcome_start(o, req, io);
+	if (run_prepare(&x, req, io, o) == 0 && run_launch(&x, o) == 0)
+		run_supervise(&x, req, t0, o);
 	rtroot_release();
-	platform_plan_free(plan);
+	platform_plan_free(x.plan);
 	o->duration_ms = (uint64_t)(now_ms() - t0);
 	return 0;
 }

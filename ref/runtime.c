@@ -52,118 +52,150 @@ _Static_assert(sizeof(runtime_envmap) / sizeof(runtime_envmap[0]) <= RUNTIME_ENV
 
 /* ---------------------------------------------------------------- paths */
 
+/* One runtime_canonicalize walk.  rest: the absolute path still to walk,
+ * from pos on (rewritten when a symlink is followed); res: the resolved
+ * prefix, rlen bytes, always symlink-free while exists, so ".." can be
+ * applied to it lexically with the kernel's meaning; exists: false from the
+ * first component that does not exist (the rest is taken as written). */
+struct runtime_canon {
+	char *rest, *tmp;          /* cap bytes each */
+	char *res, *link;          /* PATH_MAX bytes each */
+	size_t cap, pos, rlen;
+	int links;                 /* symlinks followed so far */
+	bool exists;
+};
+
+/* rest = path, made absolute against the working directory; res empty.
+ * 0 or -errno. */
+static int runtime_canon_begin(struct runtime_canon *c, const char *path)
+{
+	if (path[0] != '/') {
+		if (!getcwd(c->res, PATH_MAX))
+			return -errno;
+		if ((size_t)snprintf(c->rest, c->cap, "%s/%s", c->res, path) >= c->cap)
+			return -ENAMETOOLONG;
+	} else if ((size_t)snprintf(c->rest, c->cap, "%s", path) >= c->cap) {
+		return -ENAMETOOLONG;
+	}
+	c->res[0] = '\0';
+	return 0;
+}
+
+/* res names a symlink: its target replaces it in front of what remains of
+ * rest, and the walk restarts there, from / for an absolute target, else
+ * from res's parent (res cut back to rlen).  0 or -errno (-ELOOP past 40
+ * links). */
+static int runtime_canon_splice(struct runtime_canon *c)
+{
+	ssize_t n;
+
+	if (++c->links > 40)
+		return -ELOOP;
+	n = readlink(c->res, c->link, PATH_MAX);
+	if (n < 0)
+		return -errno;
+	if (n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	c->link[n] = '\0';
+	if ((size_t)snprintf(c->tmp, c->cap, "%s/%s", c->link, c->rest + c->pos) >= c->cap)
+		return -ENAMETOOLONG;
+	memcpy(c->rest, c->tmp, strlen(c->tmp) + 1);
+	c->pos = 0;
+	if (c->link[0] == '/')
+		c->rlen = 0;
+	c->res[c->rlen] = '\0';
+	return 0;
+}
+
+/* Appends the component rest[start, start + clen) to res and, while the
+ * prefix exists, looks at it with lstat: a symlink is spliced
+ * (runtime_canon_splice), anything else kept (rlen grows over it).  A
+ * missing component ends the lookups.  0 or -errno. */
+static int runtime_canon_append(struct runtime_canon *c, size_t start, size_t clen)
+{
+	struct stat st;
+
+	if (c->rlen + 1 + clen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	c->res[c->rlen] = '/';
+	memcpy(c->res + c->rlen + 1, c->rest + start, clen);
+	c->res[c->rlen + 1 + clen] = '\0';
+	if (c->exists) {
+		if (lstat(c->res, &st) < 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				return -errno;
+			c->exists = false;
+		} else if (S_ISLNK(st.st_mode)) {
+			return runtime_canon_splice(c);
+		}
+	}
+	c->rlen += 1 + clen;
+	return 0;
+}
+
+/* Walks rest into res, component by component: "." dropped, ".." taken
+ * off res lexically, any other through runtime_canon_append.  0 or
+ * -errno. */
+static int runtime_canon_walk(struct runtime_canon *c)
+{
+	for (;;) {
+		size_t start, clen;
+		int r;
+
+		while (c->rest[c->pos] == '/')
+			c->pos++;
+		if (!c->rest[c->pos])
+			return 0;
+		start = c->pos;
+		while (c->rest[c->pos] && c->rest[c->pos] != '/')
+			c->pos++;
+		clen = c->pos - start;
+		if (clen == 1 && c->rest[start] == '.')
+			continue;
+		if (clen == 2 && c->rest[start] == '.' && c->rest[start + 1] == '.') {
+			while (c->rlen > 0 && c->res[c->rlen - 1] != '/')
+				c->rlen--;
+			if (c->rlen > 0)
+				c->rlen--;
+			c->res[c->rlen] = '\0';
+			continue;
+		}
+		r = runtime_canon_append(c, start, clen);
+		if (r < 0)
+			return r;
+	}
+}
+
 int runtime_canonicalize(const char *path, char *out, size_t outlen)
 {
-	const size_t cap = 2 * PATH_MAX + 2;
-	char *rest = NULL, *res = NULL, *link = NULL, *tmp = NULL;
-	size_t pos = 0, rlen = 0;
-	int links = 0, r = 0;
-	bool exists = true;
+	struct runtime_canon c = {.cap = 2 * PATH_MAX + 2, .exists = true};
+	int r;
 
 	if (!path || !*path)
 		return -EINVAL;
-	rest = malloc(cap);
-	tmp = malloc(cap);
-	res = malloc(PATH_MAX);
-	link = malloc(PATH_MAX);
-	if (!rest || !tmp || !res || !link) {
+	c.rest = malloc(c.cap);
+	c.tmp = malloc(c.cap);
+	c.res = malloc(PATH_MAX);
+	c.link = malloc(PATH_MAX);
+	if (!c.rest || !c.tmp || !c.res || !c.link)
 		r = -ENOMEM;
-		goto out;
+	else
+		r = runtime_canon_begin(&c, path);
+	if (r == 0)
+		r = runtime_canon_walk(&c);
+	if (r == 0 && c.rlen == 0) {
+		c.res[0] = '/';
+		c.res[1] = '\0';
+		c.rlen = 1;
 	}
-	if (path[0] != '/') {
-		if (!getcwd(res, PATH_MAX)) {
-			r = -errno;
-			goto out;
-		}
-		if ((size_t)snprintf(rest, cap, "%s/%s", res, path) >= cap) {
-			r = -ENAMETOOLONG;
-			goto out;
-		}
-	} else if ((size_t)snprintf(rest, cap, "%s", path) >= cap) {
+	if (r == 0 && c.rlen + 1 > outlen)
 		r = -ENAMETOOLONG;
-		goto out;
-	}
-	res[0] = '\0';
-	/* res is always a symlink-free prefix (while exists) so ".." can be
-	 * applied to it lexically with the kernel's meaning. */
-	for (;;) {
-		while (rest[pos] == '/')
-			pos++;
-		if (!rest[pos])
-			break;
-		size_t start = pos;
-		while (rest[pos] && rest[pos] != '/')
-			pos++;
-		size_t clen = pos - start;
-		if (clen == 1 && rest[start] == '.')
-			continue;
-		if (clen == 2 && rest[start] == '.' && rest[start + 1] == '.') {
-			while (rlen > 0 && res[rlen - 1] != '/')
-				rlen--;
-			if (rlen > 0)
-				rlen--;
-			res[rlen] = '\0';
-			continue;
-		}
-		if (rlen + 1 + clen >= PATH_MAX) {
-			r = -ENAMETOOLONG;
-			goto out;
-		}
-		res[rlen] = '/';
-		memcpy(res + rlen + 1, rest + start, clen);
-		res[rlen + 1 + clen] = '\0';
-		if (exists) {
-			struct stat st;
-			if (lstat(res, &st) < 0) {
-				if (errno != ENOENT && errno != ENOTDIR) {
-					r = -errno;
-					goto out;
-				}
-				exists = false;
-			} else if (S_ISLNK(st.st_mode)) {
-				if (++links > 40) {
-					r = -ELOOP;
-					goto out;
-				}
-				ssize_t n = readlink(res, link, PATH_MAX);
-				if (n < 0) {
-					r = -errno;
-					goto out;
-				}
-				if (n >= PATH_MAX) {
-					r = -ENAMETOOLONG;
-					goto out;
-				}
-				link[n] = '\0';
-				if ((size_t)snprintf(tmp, cap, "%s/%s", link, rest + pos) >= cap) {
-					r = -ENAMETOOLONG;
-					goto out;
-				}
-				memcpy(rest, tmp, strlen(tmp) + 1);
-				pos = 0;
-				if (link[0] == '/')
-					rlen = 0;
-				res[rlen] = '\0';
-				continue;
-			}
-		}
-		rlen += 1 + clen;
-	}
-	if (rlen == 0) {
-		res[0] = '/';
-		res[1] = '\0';
-		rlen = 1;
-	}
-	if (rlen + 1 > outlen) {
-		r = -ENAMETOOLONG;
-		goto out;
-	}
-	memcpy(out, res, rlen + 1);
-out:
-	free(rest);
-	free(tmp);
-	free(res);
-	free(link);
+	if (r == 0)
+		memcpy(out, c.res, c.rlen + 1);
+	free(c.rest);
+	free(c.tmp);
+	free(c.res);
+	free(c.link);
 	return r;
 }
 

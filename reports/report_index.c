@@ -71,19 +71,11 @@ static size_t scen_find(const struct report_set *s, const size_t *order, const c
 	return (size_t)-1;
 }
 
-int report_index(struct report_set *s)
+/* Columns: one per (os, runner) among the results, ref first in each os;
+ * by_id[] receives every result (in set order).  s->cols holds n_res. */
+static void col_collect(struct report_set *s, struct report_res **by_id)
 {
-	struct report_res **by_id = NULL;
-	size_t n = s->n_res, *order;
-
-	s->cols = calloc(n ? n : 1, sizeof *s->cols);
-	s->scens = calloc(n ? n : 1, sizeof *s->scens);
-	by_id = calloc(n ? n : 1, sizeof *by_id);
-	if (!s->cols || !s->scens || !by_id) {
-		free(by_id);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < s->n_res; i++) {
 		struct report_res *r = &s->res[i];
 
 		by_id[i] = r;
@@ -96,11 +88,14 @@ int report_index(struct report_set *s)
 	for (size_t j = 1; j < s->n_cols; j++)
 		if (strcmp(s->cols[j].os, s->cols[0].os))
 			s->multi_os = 1;
+}
 
-	/* rows: unique scenario ids, taking claim and clauses from any result
-	 * that has them */
-	qsort(by_id, n, sizeof *by_id, res_id_cmp);
-	for (size_t i = 0; i < n; i++) {
+/* Rows: unique scenario ids, taking claim and clauses from any result that
+ * has them, sorted by area and id.  Sorts by_id[] (every result) by id. */
+static void scen_collect(struct report_set *s, struct report_res **by_id)
+{
+	qsort(by_id, s->n_res, sizeof *by_id, res_id_cmp);
+	for (size_t i = 0; i < s->n_res; i++) {
 		struct report_res *r = by_id[i];
 		struct report_scen *last = s->n_scens ? &s->scens[s->n_scens - 1] : NULL;
 
@@ -116,8 +111,64 @@ int report_index(struct report_set *s)
 			last->claim = r->claim;
 		}
 	}
-	free(by_id);
 	qsort(s->scens, s->n_scens, sizeof *s->scens, scen_cmp);
+}
+
+/* Puts every result in its cell (order[]: the rows sorted by id); a repeat
+ * folds into the cell: the worst verdict stands, the latest among equals,
+ * and the cell counts the others in repeats. */
+static void cell_fold(struct report_set *s, const size_t *order)
+{
+	for (size_t i = 0; i < s->n_res; i++) {
+		struct report_res *r = &s->res[i];
+		size_t row = scen_find(s, order, r->scenario_id), col = col_find(s, r->os, r->runner);
+		struct report_res **cell = &s->cells[row * s->n_cols + col];
+		int sr, sc;
+
+		if (!*cell) {
+			*cell = r;
+			continue;
+		}
+		sr = report_verdict_severity(r->v);
+		sc = report_verdict_severity((*cell)->v);
+		if (sr > sc || (sr == sc && r->id > (*cell)->id)) {
+			r->repeats = (*cell)->repeats + 1;
+			*cell = r;
+		} else {
+			(*cell)->repeats++;
+		}
+	}
+}
+
+/* Each column's count per verdict (RV_NONE: an empty cell) and its total
+ * time. */
+static void col_count(struct report_set *s)
+{
+	for (size_t j = 0; j < s->n_cols; j++)
+		for (size_t i = 0; i < s->n_scens; i++) {
+			const struct report_res *r = report_cell(s, i, j);
+
+			s->cols[j].n[r ? r->v : RV_NONE]++;
+			if (r && r->duration_ms > 0)
+				s->cols[j].total_ms += r->duration_ms;
+		}
+}
+
+int report_index(struct report_set *s)
+{
+	struct report_res **by_id = NULL;
+	size_t n = s->n_res, *order;
+
+	s->cols = calloc(n ? n : 1, sizeof *s->cols);
+	s->scens = calloc(n ? n : 1, sizeof *s->scens);
+	by_id = calloc(n ? n : 1, sizeof *by_id);
+	if (!s->cols || !s->scens || !by_id) {
+		free(by_id);
+		return -ENOMEM;
+	}
+	col_collect(s, by_id);
+	scen_collect(s, by_id);
+	free(by_id);
 
 	s->cells = calloc(s->n_scens * s->n_cols + 1, sizeof *s->cells);
 	order = calloc(s->n_scens ? s->n_scens : 1, sizeof *order);
@@ -129,35 +180,8 @@ int report_index(struct report_set *s)
 		order[i] = i;
 	cmp_set = s;
 	qsort(order, s->n_scens, sizeof *order, order_cmp);
-	for (size_t i = 0; i < n; i++) {
-		struct report_res *r = &s->res[i];
-		size_t row = scen_find(s, order, r->scenario_id), col = col_find(s, r->os, r->runner);
-		struct report_res **cell = &s->cells[row * s->n_cols + col];
-		int sr, sc;
-
-		if (!*cell) {
-			*cell = r;
-			continue;
-		}
-		/* a repeat: the worst verdict stands for the cell, the latest
-		 * among equals */
-		sr = report_verdict_severity(r->v);
-		sc = report_verdict_severity((*cell)->v);
-		if (sr > sc || (sr == sc && r->id > (*cell)->id)) {
-			r->repeats = (*cell)->repeats + 1;
-			*cell = r;
-		} else {
-			(*cell)->repeats++;
-		}
-	}
+	cell_fold(s, order);
 	free(order);
-	for (size_t j = 0; j < s->n_cols; j++)
-		for (size_t i = 0; i < s->n_scens; i++) {
-			const struct report_res *r = report_cell(s, i, j);
-
-			s->cols[j].n[r ? r->v : RV_NONE]++;
-			if (r && r->duration_ms > 0)
-				s->cols[j].total_ms += r->duration_ms;
-		}
+	col_count(s);
 	return 0;
 }

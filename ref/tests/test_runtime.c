@@ -225,6 +225,9 @@ static void test_canonicalize(void)
 	t_ok(runtime_canonicalize("", a, sizeof(a)) == -EINVAL, "an empty path is refused");
 	t_ok(runtime_canonicalize(P("real/ws"), a, 8) == -ENAMETOOLONG,
 	      "a result longer than the buffer is refused");
+	symlink(P("loop"), P("loop"));
+	t_ok(runtime_canonicalize(P("loop/x"), a, sizeof(a)) == -ELOOP,
+	      "a symlink loop is refused with ELOOP");
 }
 
 static void test_derivation(void)
