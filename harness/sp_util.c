@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -22,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "sandproof/prims.h"
+#include "sandproof/tmpdir.h"
 #include "sp.h"
 
 int sp_fail(lua_State *L, int err, const char *what)
@@ -232,7 +232,7 @@ static int random_suffix(char *out)
 	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	unsigned char r[6];
 
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	if (getentropy(r, sizeof(r)) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(r); i++)
 		out[i] = set[r[i] % (sizeof(set) - 1)];
@@ -240,7 +240,7 @@ static int random_suffix(char *out)
 }
 
 /* See sp.h.  The directory is made and locked under a name the sweep
- * ignores, then renamed into place (RENAME_NOREPLACE), so no sweep ever
+ * ignores, then renamed into place (tmpdir_rename_new), so no sweep ever
  * sees it unlocked while its owner lives. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
@@ -260,10 +260,13 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 		snprintf(out, outlen, "%sXXXXXX", prefix);
 		if (random_suffix(out + strlen(out) - 6) < 0)
 			goto fail;
-		if (renameat2(AT_FDCWD, stage, AT_FDCWD, out, RENAME_NOREPLACE) == 0)
+		e = tmpdir_rename_new(stage, out);
+		if (e == 0)
 			return 0; /* fd stays open: the claim */
-		if (errno != EEXIST)
+		if (e != -EEXIST) {
+			errno = -e;
 			goto fail;
+		}
 	}
 	errno = EEXIST;
 fail:

@@ -46,6 +46,11 @@ int proc_init(void)
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
 }
 
+int proc_die_with_parent(void)
+{
+	return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ? -errno : 0;
+}
+
 static void proc_buf_take(struct proc_buf *b, const char *data, size_t n)
 {
 	size_t room = b->limit - b->len;
