@@ -557,6 +557,19 @@ static int l_errname(lua_State *L)
 	return 1;
 }
 
+/* sp.lacks(primitive) -> nil when this OS has it, else "unsupported on
+ * <os>: <reason>" (prims_lacks): the reason a scenario that needs it gets
+ * the verdict unsupported. */
+static int l_lacks(lua_State *L)
+{
+	const char *why = prims_lacks(luaL_checkstring(L, 1));
+
+	if (!why)
+		return 0;
+	lua_pushfstring(L, "unsupported on %s: %s", prims_os_name(), why);
+	return 1;
+}
+
 static const luaL_Reg util_fns[] = {
 	{"json_decode", l_json_decode}, {"json_encode", l_json_encode},
 	{"mkdtemp", l_mkdtemp}, {"rmtree", l_rmtree}, {"write", l_write},
@@ -565,7 +578,7 @@ static const luaL_Reg util_fns[] = {
 	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
 	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
 	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
-	{"base64_decode", l_base64_decode}, {NULL, NULL},
+	{"base64_decode", l_base64_decode}, {"lacks", l_lacks}, {NULL, NULL},
 };
 
 void sp_util_register(lua_State *L)
