@@ -1,30 +1,15 @@
 /* prims.c - prims.h on the posix bring-up platform.  Every primitive a
  * scenario may ask for by name is missing here, each with its reason, so
- * a scenario that needs one ends as "unsupported on posix: <reason>". */
+ * a scenario that needs one ends as "unsupported on posix: <reason>".
+ * The names: common/prims_common.c. */
 #include "sandproof/prims.h"
 
 #include <string.h>
 
-#include "names.h"
 
 const char *prims_os_name(void)
 {
 	return "posix";
-}
-
-const char *prims_errno_name(int err)
-{
-	return names_errno(err);
-}
-
-const char *prims_signal_name(int sig)
-{
-	return names_signal(sig, NULL);
-}
-
-int prims_errno_value(const char *name)
-{
-	return names_errno_value(name);
 }
 
 const char *prims_lacks(const char *primitive)

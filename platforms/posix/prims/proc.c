@@ -42,22 +42,6 @@ struct prun {
 	struct pbuf bo, be;
 };
 
-void proc_opts_init(struct proc_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->userns_fd = -1;
-	o->netns_fd = -1;
-}
-
-void proc_result_free(struct proc_result *r)
-{
-	if (!r)
-		return;
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
 int proc_init(void)
 {
 	return -EOPNOTSUPP; /* no child subreaper on a plain POSIX system */
