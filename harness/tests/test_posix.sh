@@ -12,7 +12,12 @@
 #     and comes out `unsupported`, never pass, fail, skip or error, with a
 #     reason recorded in the database for every result: the runner's
 #     refusal, or the missing primitive of a scenario that needs one (a
-#     lab, a hold) named as "unsupported on posix: <reason>".
+#     lab, a hold) named as "unsupported on posix: <reason>";
+#   - the Lua host works: a scenario's sp.* calls (the plain launch of
+#     this platform: stdin, stdout, exit code, environment, timeout) run and
+#     their observation is recorded, unsupported for want of an expectation
+#     on posix; an unknown option is still an error naming it; a scenario
+#     file that does not load exits 2.
 # Exit 0 when all hold, 1 otherwise (TAP lines say which).
 set -u
 sp=$1 ref=$2 probe=$3
@@ -75,6 +80,33 @@ check '[ "$(q "SELECT reason FROM result WHERE scenario_id = '\''swap.write_root
 check '[ "$(q "SELECT reason FROM result WHERE scenario_id = '\''fs.tmp_private'\''")" = "$(sed -n "s/.*\"detail\":\"\([^\"]*\)\".*/\1/p" "$tmp/out.json")" ]' \
 	"fs.tmp_private: unsupported with the runner's own refusal as reason"
 check '[ ! -s "$tmp/run.err" ]' "nothing on stderr"
+
+# ---- the Lua host on posix --------------------------------------------------
+mkdir -p "$tmp/sc/fs" "$tmp/bad/fs"
+cat >"$tmp/sc/fs/host.lua" <<'LUA'
+return scenario { id = "fs.host", clauses = { "FS-1" }, claim = "x",
+  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },
+  run = function(t)
+    local r = assert(sp.spawn { argv = { "sh", "-c", 'printf "%s-" "$X"; cat; exit 3' },
+                                env = { "X=spawned" }, stdin = "fed", timeout_ms = 10000 })
+    local s = assert(sp.spawn { argv = { "sleep", "10" }, timeout_ms = 300 })
+    local j = sp.json_decode('{"a":[1,2]}')
+    return string.format("%s|%d|%s|%d|%s", r.stdout, r.code, tostring(s.timed_out), #j.a, sp.os)
+  end }
+LUA
+cat >"$tmp/sc/fs/strict.lua" <<'LUA'
+return scenario { id = "fs.strict", clauses = { "FS-1" }, claim = "x",
+  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },
+  run = function(t) sp.spawn { argv = { "true" }, bogus = 1 } return "ok" end }
+LUA
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner ref --out "$tmp/host" >"$tmp/host.out" 2>&1
+check 'grep -q "^unsupported  *fs.host  *ref  *observed=spawned-fed|3|true|2|posix  reason: the scenario states no expected outcome on posix" "$tmp/host.out"' \
+	"sp.spawn (stdin, stdout, exit code, env, timeout) and sp.json_decode work; observed recorded"
+check 'grep -q "^error  *fs.strict .*sp.spawn: unknown option \"bogus\"" "$tmp/host.out"' \
+	"an unknown option is an error naming it"
+printf 'return scenario { id = "fs.bad", claim = "x" }\n' >"$tmp/bad/fs/bad.lua"
+env SANDPROOF_SCENARIOS="$tmp/bad" "$sp" list >/dev/null 2>"$tmp/bad.err"
+check '[ $? -eq 2 ] && grep -q "bad.lua: " "$tmp/bad.err"' "a scenario that does not load: list exits 2 naming the file"
 
 echo "1..$n"
 [ "$fail" -eq 0 ]
