@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#ifdef __APPLE__
+#include <sys/random.h> /* getentropy: unistd.h elsewhere */
+#endif
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
