@@ -5,6 +5,8 @@
 #   2. as an unprivileged user (when called as root: the user
 #      "sandproof-test" is created if needed and builds its own copy),
 #   3. under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   4. the posix bring-up platform (-DSANDPROOF_PLATFORM=posix, build-posix):
+#      its portable tests (ctest label "portable"), about a minute,
 # then a bounded fuzz run of the request parser (ci/fuzz.sh) where clang and
 # its libFuzzer runtime are present (said and skipped where they are not).
 # Exit status: 0 when all of them pass.
@@ -39,6 +41,12 @@ fi
 
 echo "== tests under ASan + UBSan"
 build_and_test "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
+
+echo "== the posix bring-up platform: portable tests"
+cmake -S "$here" -B "$here/build-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DSANDPROOF_PLATFORM=posix >/dev/null
+cmake --build "$here/build-posix" -j "$jobs" >/dev/null
+(cd "$here/build-posix" && ctest --output-on-failure -j 1 -L portable)
 
 echo "== bounded fuzz run"
 fuzz_status=0

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "host.h"
+#include "fdpipe.h"
 #include "sandproof/proc.h"
 
 static int cmp_scen(const void *a, const void *b)
@@ -341,23 +341,29 @@ static void temp_sweep(pid_t pid)
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
 {
-	int pfd[2], st = 0;
+	int pfd[2], st = 0, rc;
 	size_t len = 0, cap = 65536;
 	char *buf = malloc(cap + 1);
 	struct timespec t0, now;
 	pid_t pid;
 	bool timed_out = false;
 
-	if (!buf || pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
+	if (!buf)
+		return -ENOMEM;
+	if ((rc = fdpipe_open(pfd, O_CLOEXEC)) < 0) {
+		free(buf);
+		return rc;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		close(pfd[0]);
 		setsid(); /* no controlling terminal for anything a scenario starts */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		/* Best effort where the OS has them (proc.h): the scenario
+		 * dies with the harness and its orphans come back to it. */
+		proc_die_with_parent();
+		proc_init();
 		child(p, s, runner, seed, pfd[1]);
 	}
 	close(pfd[1]);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpipe.h"
 #include "host.h"
 #include "sandproof/census.h"
 #include "sandproof/lab.h"
@@ -288,7 +289,7 @@ static int l_spawn_bg(lua_State *L)
 	struct proc_opts o;
 	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	struct bg *b;
-	int p[2];
+	int p[2], rc;
 	pid_t pid;
 
 	spawn_opts(L, "sp.spawn_bg", &o, argv, envp, hold, &hc);
@@ -296,8 +297,8 @@ static int l_spawn_bg(lua_State *L)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
 	}
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return sp_fail(L, errno, "pipe");
+	if ((rc = fdpipe_open(p, O_CLOEXEC)) < 0)
+		return sp_fail(L, -rc, "pipe");
 	pid = fork();
 	if (pid < 0)
 		return sp_fail(L, errno, "fork");

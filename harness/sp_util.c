@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
+#ifdef __APPLE__
+#include <sys/random.h> /* getentropy: unistd.h elsewhere */
+#endif
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "sandproof/prims.h"
+#include "sandproof/tmpdir.h"
 #include "sp.h"
 
 int sp_fail(lua_State *L, int err, const char *what)
@@ -232,7 +235,7 @@ static int random_suffix(char *out)
 	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	unsigned char r[6];
 
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	if (getentropy(r, sizeof(r)) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(r); i++)
 		out[i] = set[r[i] % (sizeof(set) - 1)];
@@ -240,7 +243,7 @@ static int random_suffix(char *out)
 }
 
 /* See sp.h.  The directory is made and locked under a name the sweep
- * ignores, then renamed into place (RENAME_NOREPLACE), so no sweep ever
+ * ignores, then renamed into place (tmpdir_rename_new), so no sweep ever
  * sees it unlocked while its owner lives. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
@@ -260,10 +263,13 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 		snprintf(out, outlen, "%sXXXXXX", prefix);
 		if (random_suffix(out + strlen(out) - 6) < 0)
 			goto fail;
-		if (renameat2(AT_FDCWD, stage, AT_FDCWD, out, RENAME_NOREPLACE) == 0)
+		e = tmpdir_rename_new(stage, out);
+		if (e == 0)
 			return 0; /* fd stays open: the claim */
-		if (errno != EEXIST)
+		if (e != -EEXIST) {
+			errno = -e;
 			goto fail;
+		}
 	}
 	errno = EEXIST;
 fail:
@@ -554,6 +560,19 @@ static int l_errname(lua_State *L)
 	return 1;
 }
 
+/* sp.lacks(primitive) -> nil when this OS has it, else "unsupported on
+ * <os>: <reason>" (prims_lacks): the reason a scenario that needs it gets
+ * the verdict unsupported. */
+static int l_lacks(lua_State *L)
+{
+	const char *why = prims_lacks(luaL_checkstring(L, 1));
+
+	if (!why)
+		return 0;
+	lua_pushfstring(L, "unsupported on %s: %s", prims_os_name(), why);
+	return 1;
+}
+
 static const luaL_Reg util_fns[] = {
 	{"json_decode", l_json_decode}, {"json_encode", l_json_encode},
 	{"mkdtemp", l_mkdtemp}, {"rmtree", l_rmtree}, {"write", l_write},
@@ -562,7 +581,7 @@ static const luaL_Reg util_fns[] = {
 	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
 	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
 	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
-	{"base64_decode", l_base64_decode}, {NULL, NULL},
+	{"base64_decode", l_base64_decode}, {"lacks", l_lacks}, {NULL, NULL},
 };
 
 void sp_util_register(lua_State *L)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpipe.h"
 #include "rtroot.h"
 
 /* After the tree was killed, a pipe can only stay open if its write end was
@@ -206,8 +207,10 @@ static int pipes_open(struct pipes *p, const struct request *req,
 	memset(p, -1, sizeof(*p));
 	*st = (struct launch_stdio){0, 1, 2};
 	if (!io->passthrough) {
-		if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0)
-			return -errno;
+		int rc = fdpipe_open(p->out, O_CLOEXEC);
+
+		if (rc < 0 || (rc = fdpipe_open(p->err, O_CLOEXEC)) < 0)
+			return rc;
 		st->out = p->out[1];
 		st->err = p->err[1];
 		fcntl(p->out[0], F_SETFL, O_NONBLOCK);
@@ -219,8 +222,11 @@ static int pipes_open(struct pipes *p, const struct request *req,
 		p->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (p->in[0] < 0)
 			return -errno;
-	} else if (pipe2(p->in, O_CLOEXEC) < 0) {
-		return -errno;
+	} else {
+		int rc = fdpipe_open(p->in, O_CLOEXEC);
+
+		if (rc < 0)
+			return rc;
 	}
 	st->in = p->in[0];
 	if (p->in[1] >= 0)
@@ -274,9 +280,10 @@ static int signals_install(int fds[2], struct sigaction old[4])
 {
 	static const int sigs[4] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	int rc = fdpipe_open(fds, O_CLOEXEC | O_NONBLOCK);
 
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
+	if (rc < 0)
+		return rc;
 	sig_wfd = fds[1];
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 4; i++)

@@ -60,6 +60,19 @@ struct probe_op {
 	probe_run_fn run;
 };
 
+/* An operation only the linux platform's probe has (SANDPROOF_PROBE_LINUX,
+ * set by the build): elsewhere its table entry keeps its name and
+ * arguments and runs probe_op_unsupported, a typed answer - ok false,
+ * errno EOPNOTSUPP, step "unsupported_op", "unsupported": true - never a
+ * usage error and never a guess. */
+#ifdef SANDPROOF_PROBE_LINUX
+#define PROBE_LINUX_OP(fn) fn
+#else
+#define PROBE_LINUX_OP(fn) probe_op_unsupported
+#endif
+void probe_op_unsupported(struct probe_ctx *ctx, char **args, int n,
+			  struct probe_res *res);
+
 /* Operation tables, each terminated by an entry with name NULL. */
 extern const struct probe_op probe_fs_ops[];
 extern const struct probe_op probe_mount_ops[];

@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef SANDPROOF_PROBE_LINUX
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
+#endif
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef RENAME_EXCHANGE
@@ -107,6 +109,7 @@ static void probe_op_rename(struct probe_ctx *ctx, char **a, int n,
 }
 
 /* Through syscall(2): the glibc wrapper is too recent for some libcs. */
+#ifdef SANDPROOF_PROBE_LINUX
 static void probe_op_rename_exchange(struct probe_ctx *ctx, char **a, int n,
 				     struct probe_res *res)
 {
@@ -115,6 +118,8 @@ static void probe_op_rename_exchange(struct probe_ctx *ctx, char **a, int n,
 		    RENAME_EXCHANGE) < 0)
 		probe_res_fail(res, errno, NULL);
 }
+
+#endif
 
 static void probe_op_symlink(struct probe_ctx *ctx, char **a, int n,
 			     struct probe_res *res)
@@ -193,6 +198,7 @@ static void probe_op_stat(struct probe_ctx *ctx, char **a, int n,
 
 /* Clearing MS_RDONLY on a bind mount is how a sandboxed process would make
  * a read-only root writable again. */
+#ifdef SANDPROOF_PROBE_LINUX
 static void probe_op_remount(struct probe_ctx *ctx, char **a, int n,
 			     struct probe_res *res)
 {
@@ -210,19 +216,21 @@ static void probe_op_umount(struct probe_ctx *ctx, char **a, int n,
 		probe_res_fail(res, errno, NULL);
 }
 
+#endif
+
 const struct probe_op probe_fs_ops[] = {
 	{"write", 2, 2, "PATH TEXT", NULL, probe_op_write},
 	{"append", 2, 2, "PATH TEXT", NULL, probe_op_append},
 	{"read", 1, 1, "PATH", NULL, probe_op_read},
 	{"mkdir", 1, 1, "PATH", NULL, probe_op_mkdir},
 	{"rename", 2, 2, "FROM TO", NULL, probe_op_rename},
-	{"rename_exchange", 2, 2, "A B", NULL, probe_op_rename_exchange},
+	{"rename_exchange", 2, 2, "A B", NULL, PROBE_LINUX_OP(probe_op_rename_exchange)},
 	{"symlink", 2, 2, "TARGET PATH", NULL, probe_op_symlink},
 	{"link", 2, 2, "EXISTING NEW", NULL, probe_op_link},
 	{"unlink", 1, 1, "PATH", NULL, probe_op_unlink},
 	{"rmdir", 1, 1, "PATH", NULL, probe_op_rmdir},
 	{"stat", 1, 1, "PATH", NULL, probe_op_stat},
-	{"remount", 1, 1, "PATH", NULL, probe_op_remount},
-	{"umount", 1, 1, "PATH", NULL, probe_op_umount},
+	{"remount", 1, 1, "PATH", NULL, PROBE_LINUX_OP(probe_op_remount)},
+	{"umount", 1, 1, "PATH", NULL, PROBE_LINUX_OP(probe_op_umount)},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

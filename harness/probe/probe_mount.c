@@ -4,7 +4,8 @@
  * symlink) lies on, as /proc/self/mountinfo describes it.  The mount is
  * found by the id statx() gives for PATH, never by matching mount points:
  * a sandbox stacks mounts on one point (its /dev over a read-only copy of
- * the host's), and only the id says which of them the process really uses. */
+ * the host's), and only the id says which of them the process really uses.
+ * An operation of the linux platform's probe (probe.h, PROBE_LINUX_OP). */
 #include "probe.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef SANDPROOF_PROBE_LINUX
 #define PROBE_MOUNTINFO_MAX (8u << 20) /* a table larger than this is refused */
 
 /* The whole of /proc/self/mountinfo, NUL-terminated, malloc'd; NULL with
@@ -151,7 +153,9 @@ static void probe_op_mountinfo(struct probe_ctx *ctx, char **a, int n,
 	free(table);
 }
 
+#endif
+
 const struct probe_op probe_mount_ops[] = {
-	{"mountinfo", 1, 1, "PATH", NULL, probe_op_mountinfo},
+	{"mountinfo", 1, 1, "PATH", NULL, PROBE_LINUX_OP(probe_op_mountinfo)},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

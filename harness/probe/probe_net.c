@@ -7,24 +7,28 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef SANDPROOF_PROBE_LINUX
+#include <linux/io_uring.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 
+#ifdef SANDPROOF_PROBE_LINUX
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
 #endif
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
+#endif
 #endif
 
 #define PROBE_TCP_TIMEOUT_MS 2000
@@ -215,7 +219,14 @@ static void probe_echo_serve(int lfd, int type)
 			sendto(lfd, buf, (size_t)r, 0, (struct sockaddr *)&peer, pl);
 		_exit(0);
 	}
+#ifdef SANDPROOF_PROBE_LINUX
 	int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+#else
+	int cfd = accept(lfd, NULL, NULL);
+
+	if (cfd >= 0)
+		fcntl(cfd, F_SETFD, FD_CLOEXEC);
+#endif
 
 	close(lfd);
 	if (cfd < 0)
@@ -276,7 +287,9 @@ static void probe_op_listen_echo(struct probe_ctx *ctx, char **a, int n,
 
 		/* The death signal is armed after fork: if the probe died in
 		 * between, getppid() already differs and we leave now. */
+#ifdef SANDPROOF_PROBE_LINUX
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
 		if (getppid() != parent)
 			_exit(1);
 		/* Off the probe's stdout and stderr, so the server never holds
@@ -363,8 +376,11 @@ struct probe_name {
 
 static const struct probe_name probe_families[] = {
 	{"unix", AF_UNIX}, {"inet", AF_INET}, {"inet6", AF_INET6},
+#ifdef SANDPROOF_PROBE_LINUX
 	{"packet", AF_PACKET}, {"vsock", AF_VSOCK}, {"netlink", AF_NETLINK},
-	{"bluetooth", AF_BLUETOOTH}, {"raw", AF_INET}, {NULL, 0},
+	{"bluetooth", AF_BLUETOOTH},
+#endif
+	{"raw", AF_INET}, {NULL, 0},
 };
 static const struct probe_name probe_types[] = {
 	{"stream", SOCK_STREAM}, {"dgram", SOCK_DGRAM}, {"raw", SOCK_RAW},
@@ -450,6 +466,7 @@ static void probe_op_socket(struct probe_ctx *ctx, char **a, int n,
 
 /* io_uring is a second system-call surface that seccomp filters on
  * individual syscalls do not see; setup succeeding means it is open. */
+#ifdef SANDPROOF_PROBE_LINUX
 static void probe_op_io_uring(struct probe_ctx *ctx, char **a, int n,
 			      struct probe_res *res)
 {
@@ -466,6 +483,8 @@ static void probe_op_io_uring(struct probe_ctx *ctx, char **a, int n,
 	close((int)fd);
 }
 
+#endif
+
 const struct probe_op probe_net_ops[] = {
 	{"connect", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_connect},
 	{"bind", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_bind},
@@ -473,6 +492,6 @@ const struct probe_op probe_net_ops[] = {
 	{"unix_connect", 1, 1, "PATH", NULL, probe_op_unix_connect},
 	{"abstract_unix_connect", 1, 1, "NAME", NULL, probe_op_abstract_unix_connect},
 	{"socket", 1, 3, "FAMILY TYPE [PROTO] | raw [raw [PROTO]]", probe_check_socket, probe_op_socket},
-	{"io_uring", 0, 0, "", NULL, probe_op_io_uring},
+	{"io_uring", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_io_uring)},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

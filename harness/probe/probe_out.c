@@ -196,6 +196,14 @@ void probe_emit(int i, const char *op, const struct probe_res *res)
 		(void)probe_write_all(STDOUT_FILENO, line, (size_t)n);
 }
 
+void probe_op_unsupported(struct probe_ctx *ctx, char **args, int n,
+			  struct probe_res *res)
+{
+	(void)ctx, (void)args, (void)n;
+	probe_res_fail(res, EOPNOTSUPP, "unsupported_op");
+	probe_field_bool(res, "unsupported", true);
+}
+
 void probe_emit_sentinel(void)
 {
 	char line[96];

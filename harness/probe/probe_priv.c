@@ -5,20 +5,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/capability.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/ptrace.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef SANDPROOF_PROBE_LINUX
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#endif
 
 #define PROBE_PTRACE_WAIT_MS 2000
 #define PROBE_TIOCSTI_CHAR '#' /* a shell reading it sees a comment */
@@ -33,6 +35,7 @@ static int probe_check_pid(char **a, int n, char *msg, size_t len)
 	return 0;
 }
 
+#ifdef SANDPROOF_PROBE_LINUX
 static pid_t probe_pid_arg(const char *s)
 {
 	long long v = 0;
@@ -139,6 +142,8 @@ static void probe_op_process_vm_readv(struct probe_ctx *ctx, char **a, int n,
 	probe_field_int(res, "bytes", (long long)r);
 }
 
+#endif
+
 static int probe_tiocsti_fd(int fd)
 {
 	char c = PROBE_TIOCSTI_CHAR;
@@ -175,6 +180,7 @@ static void probe_op_tiocsti(struct probe_ctx *ctx, char **a, int n,
 	}
 }
 
+#ifdef SANDPROOF_PROBE_LINUX
 static void probe_op_unshare_user(struct probe_ctx *ctx, char **a, int n,
 				  struct probe_res *res)
 {
@@ -272,13 +278,15 @@ static void probe_op_no_new_privs(struct probe_ctx *ctx, char **a, int n,
 	probe_field_int(res, "value", v);
 }
 
+#endif
+
 const struct probe_op probe_priv_ops[] = {
-	{"ptrace", 1, 1, "PID", probe_check_pid, probe_op_ptrace},
-	{"ptrace_parent", 0, 0, "", NULL, probe_op_ptrace_parent},
-	{"process_vm_readv", 1, 1, "PID", probe_check_pid, probe_op_process_vm_readv},
+	{"ptrace", 1, 1, "PID", probe_check_pid, PROBE_LINUX_OP(probe_op_ptrace)},
+	{"ptrace_parent", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_ptrace_parent)},
+	{"process_vm_readv", 1, 1, "PID", probe_check_pid, PROBE_LINUX_OP(probe_op_process_vm_readv)},
 	{"tiocsti", 0, 0, "", NULL, probe_op_tiocsti},
-	{"unshare_user", 0, 0, "", NULL, probe_op_unshare_user},
-	{"caps", 0, 0, "", NULL, probe_op_caps},
-	{"no_new_privs", 0, 0, "", NULL, probe_op_no_new_privs},
+	{"unshare_user", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_unshare_user)},
+	{"caps", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_caps)},
+	{"no_new_privs", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_no_new_privs)},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

@@ -2,6 +2,7 @@
  * sleeping, daemonizing, flooding output, environment, ending the probe. */
 #include "probe.h"
 
+#include "fdpipe.h"
 #include "names.h"
 
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef SANDPROOF_PROBE_LINUX
 #include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,7 +109,12 @@ static void probe_daemon_body(const char *pidfile, int report)
 		/* stays where it is: the pidfile is written already */
 	}
 	/* Nothing of the probe's (listeners, the report pipe) stays open. */
+#ifdef SANDPROOF_PROBE_LINUX
 	syscall(SYS_close_range, 3, ~0U, 0);
+#else
+	for (long k = 3, max = sysconf(_SC_OPEN_MAX); k < max && k < 65536; k++)
+		close((int)k);
+#endif
 	signal(SIGPIPE, SIG_DFL);
 	for (;;)
 		pause();
@@ -120,13 +128,13 @@ static void probe_op_spawn_daemon(struct probe_ctx *ctx, char **a, int n,
 				  struct probe_res *res)
 {
 	struct probe_daemon_msg m = {0, 0};
-	int p[2], st;
+	int p[2], st, rc;
 	pid_t mid;
 	ssize_t r;
 
 	(void)ctx, (void)n;
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		probe_res_fail(res, errno, "pipe");
+	if ((rc = fdpipe_open(p, O_CLOEXEC)) < 0) {
+		probe_res_fail(res, -rc, "pipe");
 		return;
 	}
 	mid = fork();

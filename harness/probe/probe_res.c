@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef SANDPROOF_PROBE_LINUX
 #include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -52,7 +54,9 @@ static void probe_op_forkn(struct probe_ctx *ctx, char **a, int n, struct probe_
 		if (pid == 0) {
 			int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+#ifdef SANDPROOF_PROBE_LINUX
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
 			if (getppid() != self)
 				_exit(0);
 			if (fd >= 0) {

@@ -44,6 +44,13 @@ function M.sandbox(t, spec)
       outcome[k] = bytes
     end
   end
+  -- A platform layer without the enforcement asked for refuses with the
+  -- typed setup failure step "unsupported" (docs/CONTRACT.md, SETUP-1):
+  -- the runner cannot be asked this on this OS.
+  local se = outcome and outcome.kind == "sandbox_setup_failure" and outcome.setup_error
+  if type(se) == "table" and se.step == "unsupported" then
+    return { unsupported = tostring(se.detail), outcome = outcome, runner_exit = r.code }
+  end
   if not outcome then
     -- no outcome: the request was refused or the runner died; make it a
     -- visible outcome rather than a guess

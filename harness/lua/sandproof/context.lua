@@ -129,6 +129,14 @@ function T:need(cap)
   if why then self:unsupported(why) end
 end
 
+-- Verdict unsupported, "unsupported on <os>: <reason>", unless this OS's
+-- platform layer has the harness primitive p (sp.lacks: "hold", "fault",
+-- "swap", "swapper", "lab", "census", "private_mounts").
+function T:need_primitive(p)
+  local why = sp.lacks(p)
+  if why then self:unsupported(why) end
+end
+
 -- A race states its power: attempts made, windows hit, and the minimum
 -- number of hits below which the verdict is inconclusive.
 local POWER_KEYS = check.set { "attempts", "windows", "min" }
@@ -181,6 +189,7 @@ function T:spawn(o)
     for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
     s.argv = argv
   end
+  if s.private_mounts then self:need_primitive("private_mounts") end
   s.lab, s.hold, s.fault = self._ctx.lab, self._ctx.hold, self._ctx.fault
   s.timeout_ms = s.timeout_ms or 60000
   local r, err = sp.spawn(s)
@@ -356,6 +365,7 @@ function T:hold(h)
   check.type(h, "comm", "string", "t:hold")
   check.type(h, "retries", "integer", "t:hold")
   if not h.syscalls then error("t:hold needs syscalls", 2) end
+  self:need_primitive("hold")
   local r
   for _ = 0, (h.at or 0) > 0 and (h.retries or 2) or 0 do
     self._ctx.hold = { syscalls = h.syscalls, at = h.at, action = h.action, comm = h.comm }
@@ -391,6 +401,7 @@ function T:fault(f)
   check.keys(f, FAULT_KEYS, "t:fault")
   for k, ty in pairs(FAULT_TYPES) do check.type(f, k, ty, "t:fault") end
   if not (f.syscall and f.errno) then error("t:fault needs syscall and errno", 2) end
+  self:need_primitive("fault")
   local counted, r = f.once or (f.nth or 1) >= 2, nil
   for i = 0, counted and (f.retries or 2) or 0 do
     if i > 0 and f.reset then f.reset() end
@@ -407,6 +418,7 @@ function T:fault(f)
 end
 
 function T:swap(a, b)
+  self:need_primitive("swap")
   local ok, err = sp.swap(a, b)
   if not ok then self:error("swap: " .. tostring(err)) end
 end
@@ -414,6 +426,7 @@ end
 -- A separate process exchanging a and b in a tight loop until :stop(),
 -- which returns the number of exchanges (and restores the arrangement).
 function T:swapper(a, b)
+  self:need_primitive("swapper")
   local s, err = sp.swapper(a, b)
   if not s then self:error("swapper: " .. tostring(err)) end
   self._swappers[#self._swappers + 1] = s
@@ -427,6 +440,7 @@ local LAB_KEYS = check.set { "routed" }
 function T:lab(opts)
   check.keys(opts, LAB_KEYS, "t:lab")
   check.type(opts or {}, "routed", "boolean", "t:lab")
+  self:need_primitive("lab")
   local l, err = sp.lab(opts or {})
   if not l then self:skip("network lab unavailable: " .. tostring(err)) end
   self._labs[#self._labs + 1] = l
@@ -438,6 +452,7 @@ end
 local CENSUS_KEYS = check.set { "marker", "mounts", "locks", "temp" }
 function T:census(opts)
   check.keys(opts, CENSUS_KEYS, "t:census")
+  self:need_primitive("census")
   local o = check.copy(opts) or {}
   o.temp = o.temp or { self.tmp }
   return sp.census(o)

@@ -154,12 +154,19 @@ int proc_run(const struct proc_opts *o, struct proc_result *r);
 void proc_result_free(struct proc_result *r);
 
 /* Make the calling process a child subreaper, so orphans of anything it
- * starts re-parent to it instead of escaping to init.  0 or -errno. */
+ * starts re-parent to it instead of escaping to init.  0 or -errno
+ * (-EOPNOTSUPP where the OS has no such attribute). */
 int proc_init(void);
+
+/* In a process just forked by the caller: be killed (SIGKILL) when the
+ * thread that forked it dies, so a harness killed mid-run leaves nothing
+ * behind.  0 or -errno (-EOPNOTSUPP where the OS cannot). */
+int proc_die_with_parent(void);
 
 /* Kill every descendant of the calling process (SIGKILL through verified
  * pidfds), reap those that are its children, repeat until none is left or
- * wait_ms passes.  Returns the number killed (>= 0), or -errno.  This ends
+ * wait_ms passes.  Returns the number killed (>= 0), or -errno
+ * (-EOPNOTSUPP where the OS has no process table to find them in).  This ends
  * swappers, labs and everything else the caller started: call it at the end
  * of a scenario. */
 int proc_kill_descendants(int wait_ms);

@@ -1,30 +1,14 @@
-/* prims.c - the Linux answers of prims.h. */
+/* prims.c - the Linux answers of prims.h (the names: common/prims_common.c). */
 #include "sandproof/prims.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "kfacts.h"
-#include "names.h"
 
 const char *prims_os_name(void)
 {
 	return "linux";
-}
-
-const char *prims_errno_name(int err)
-{
-	return names_errno(err);
-}
-
-const char *prims_signal_name(int sig)
-{
-	return names_signal(sig, NULL);
-}
-
-int prims_errno_value(const char *name)
-{
-	return names_errno_value(name);
 }
 
 const char *prims_lacks(const char *primitive)

@@ -25,25 +25,14 @@ struct proc_buf {
 	bool truncated;
 };
 
-void proc_opts_init(struct proc_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->userns_fd = -1;
-	o->netns_fd = -1;
-}
-
-void proc_result_free(struct proc_result *r)
-{
-	if (!r)
-		return;
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
 int proc_init(void)
 {
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+int proc_die_with_parent(void)
+{
+	return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ? -errno : 0;
 }
 
 static void proc_buf_take(struct proc_buf *b, const char *data, size_t n)

@@ -1,17 +1,11 @@
-/* names.c - see names.h. */
+/* names_table.c - Linux's errno and signal names, in value order (names.h). */
 #include "names.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
 #define E(x) {x, #x}
-static const struct {
-	int v;
-	const char *name;
-} errs[] = {
+const struct names_entry names_errs[] = {
 	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
 	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
 	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
@@ -40,10 +34,7 @@ static const struct {
 	E(EHWPOISON),
 };
 
-static const struct {
-	int v;
-	const char *name;
-} sigs[] = {
+const struct names_entry names_sigs[] = {
 	E(SIGHUP), E(SIGINT), E(SIGQUIT), E(SIGILL), E(SIGTRAP), E(SIGABRT),
 	E(SIGBUS), E(SIGFPE), E(SIGKILL), E(SIGUSR1), E(SIGSEGV), E(SIGUSR2),
 	E(SIGPIPE), E(SIGALRM), E(SIGTERM), E(SIGSTKFLT), E(SIGCHLD),
@@ -53,47 +44,5 @@ static const struct {
 };
 #undef E
 
-const char *names_errno(int err)
-{
-	static _Thread_local char buf[24];
-
-	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
-		if (errs[i].v == err)
-			return errs[i].name;
-	snprintf(buf, sizeof(buf), "ERRNO_%d", err);
-	return buf;
-}
-
-int names_errno_value(const char *name)
-{
-	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
-		if (strcmp(errs[i].name, name) == 0)
-			return errs[i].v;
-	return -1;
-}
-
-const char *names_signal(int sig, bool *known)
-{
-	static _Thread_local char buf[24];
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigs[i].v == sig) {
-			if (known)
-				*known = true;
-			return sigs[i].name;
-		}
-	if (known)
-		*known = false;
-	snprintf(buf, sizeof(buf), "SIG%d", sig);
-	return buf;
-}
-
-int names_signal_value(const char *name)
-{
-	if (strncasecmp(name, "SIG", 3) == 0)
-		name += 3;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (strcasecmp(sigs[i].name + 3, name) == 0)
-			return sigs[i].v;
-	return -1;
-}
+const size_t names_nerrs = sizeof(names_errs) / sizeof(names_errs[0]);
+const size_t names_nsigs = sizeof(names_sigs) / sizeof(names_sigs[0]);
