@@ -66,6 +66,7 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	r.min_windows = jint(o, "min_power", 0) > 0 ? jint(o, "min_power", 0) : -1;
 	r.seed = (int64_t)seed;
 	r.duration_ms = jint(o, "duration_ms", -1);
+	r.impact = jstr(o, "impact", NULL);
 	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
 	for (cJSON *e = ev ? ev->child : NULL; e && n_ev < 64; e = e->next) {
 		evs[n_ev].kind = jstr(e, "kind", "note");

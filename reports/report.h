@@ -40,6 +40,7 @@ struct report_res {
 	char *os;                    /* the run's OS */
 	char *runner, *scenario_id, *verdict, *expected, *observed, *reason;
 	char *finished_at;
+	char *impact;                /* the class of a fail (NULL otherwise, and in a baseline) */
 	char *area, *clauses, *claim;   /* the scenario's; clauses, claim may be NULL */
 	int64_t attempts, windows_hit, min_windows, seed, duration_ms;
 	struct report_ev *ev;

@@ -192,6 +192,8 @@ static void res(struct store *db, int64_t run_id, const char *runner, const char
 		{ "stderr", "tail & more" },
 	};
 
+	if (!strcmp(verdict, "fail"))  /* net.deny: a reporting fault, the rest escapes */
+		r.impact = !strcmp(sid, "net.deny") ? "reporting" : "escape";
 	if (!strcmp(sid, "net.deny"))
 		r.windows_hit = 0;   /* how the harness records a plain scenario */
 	if (!strcmp(sid, "swap.race")) {
@@ -538,6 +540,44 @@ static void check_diff(const char *a, const char *b, const char *c)
 	     "diff OLD NEW takes a baseline export as OLD");
 }
 
+/* A pass missing from NEW is a regression unless --allow-removed; a runner
+ * with no result at all in NEW is named.  good holds ref only (net.deny and
+ * fs.linux_only, both pass): from a, ref's fs.write.outside pass vanishes
+ * and none is gone; from c, none's one result, a pass, vanishes with it. */
+static void check_diff_vanished(const char *a, const char *c, const char *good)
+{
+	char *o;
+
+	t_ok(sub(diff_main, NULL, NULL, "diff", a, good, NULL) == 1, "diff: a vanished pass exits 1");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "vanished (1), passes missing from NEW:\n  linux/ref  fs.write.outside  pass\n") == 1 &&
+	     count(o, "1 vanished,") == 1,
+	     "diff lists the vanished pass");
+	t_ok(count(o, "runner missing from NEW: linux/none (4 results in OLD, 0 of them passes)") == 1 &&
+	     count(o, "runner missing") == 1,
+	     "diff names the runner missing from NEW");
+	t_ok(count(o, "removed (7):") == 1 && count(o, "  linux/ref  meta.hooks  skip\n") == 1,
+	     "a vanished skip is listed as removed, not counted");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--allow-removed", a, good, NULL) == 0,
+	     "diff --allow-removed: a vanished pass alone exits 0");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "vanished (1), allowed by --allow-removed:") == 1, "and still lists it");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", c, good, NULL) == 1, "diff: a runner whose pass vanished exits 1");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "runner missing from NEW: linux/none (1 results in OLD, 1 of them passes)") == 1 &&
+	     count(o, "  linux/none  net.deny  pass\n") == 1,
+	     "the missing runner is named and its pass listed as vanished");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--baseline", P("base.json"), good, NULL) == 1 &&
+	     sub(diff_main, NULL, NULL, "diff", "--allow-removed", "--baseline", P("base.json"), good, NULL) == 0,
+	     "diff --baseline counts a vanished pass too, unless --allow-removed");
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--runner", "ref", "--allow-removed", a, good, NULL) == 0 &&
+	     sub(diff_main, NULL, NULL, "diff", "--runner", "ref", a, good, NULL) == 1,
+	     "with --runner, the vanished passes of that runner count");
+}
+
 /* Runs fn; its exit status must be want and its stderr must name what. */
 static int fails_naming(int (*fn)(int, char **), int want, const char *what, ...)
 {
@@ -663,6 +703,7 @@ int main(int argc, char **argv)
 		check_junit(a);
 		check_tap_md(a, good);
 		check_diff(a, b, c);
+		check_diff_vanished(a, c, good);
 		check_bad_input(a);
 		check_merge();
 		free(a); free(b); free(c); free(good);
