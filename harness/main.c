@@ -406,6 +406,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	store_close(db);
 	scen_list_free(&l);
+	runlog_impact_summary(&t, stdout);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
 	       t.pass, t.fail, t.skip, t.unsupported, t.inconclusive, t.error, dbpath);
 	fflush(stdout);

@@ -12,7 +12,7 @@ return scenario {
   claim = "output past output_limit_bytes is dropped but counted exactly, and truncated is set",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
   impact = { miscounted = "reporting", not_counted = "reporting", truncation_not_reported = "reporting", unbounded = "reporting", ["run_failed:*"] = "fidelity" },
-  control = "proc.exit_code_exact",
+  control = "proc.output_binary_lossless",
   run = function(t)
     local function flood(n, stream)
       local r = t:ran(t:sandbox { output_limit_bytes = LIMIT, probe = { { "flood", n, stream } } })
