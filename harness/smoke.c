@@ -55,7 +55,7 @@ static const struct property {
 		{"control_failed", "the capability sets could not be read"}}},
 	{"fails closed", "setup.fail_closed_unshare", {
 		{"unconfined", "the command ran without its namespaces"},
-		{"not_exercised", "the injected failure never reached the runner, so it was not tested"},
+		{"not_exercised", "it ran the command, confined, although unshare and clone3 failed"},
 		{"control_failed", "a plain run failed, so nothing was tested"}}},
 };
 #define N_PROPS (sizeof(props) / sizeof(props[0]))
@@ -143,6 +143,7 @@ static int smoke_property_line(const struct property_obs *o, char *buf, size_t l
 	const struct property *p = NULL;
 	const char *words, *v = o->verdict;
 	char seen[320];
+	int why = (int)strcspn(o->reason, "\n");   /* a traceback: its first line */
 
 	for (size_t k = 0; k < N_PROPS; k++)
 		if (!strcmp(props[k].scenario, o->scenario))
@@ -154,13 +155,14 @@ static int smoke_property_line(const struct property_obs *o, char *buf, size_t l
 	if (!strcmp(v, "pass"))
 		return snprintf(buf, len, "%s: yes", p->name) < 0 ? -EIO : 0;
 	if (!strcmp(v, "skip") || !strcmp(v, "unsupported"))
-		snprintf(buf, len, "%s: n/a - %s", p->name, o->reason);
+		snprintf(buf, len, "%s: n/a - %.*s", p->name, why, o->reason);
 	else if (!strcmp(v, "fail"))
 		snprintf(buf, len, "%s: %s - %s", p->name, impact_label(o->impact), words ? words : seen);
 	else if (!strcmp(v, "inconclusive"))
-		snprintf(buf, len, "%s: not proven - %s", p->name, words ? words : o->reason);
+		snprintf(buf, len, "%s: not proven - %.*s", p->name, words ? (int)strlen(words) : why,
+			 words ? words : o->reason);
 	else
-		snprintf(buf, len, "%s: error - %s", p->name, o->reason);
+		snprintf(buf, len, "%s: error - %.*s", p->name, why, o->reason);
 	return 0;
 }
 
