@@ -413,6 +413,15 @@ static void check_html(const char *db)
 	     "report --format html (default) -o FILE exits 0");
 	h = slurp(P("r.html"));
 	t_ok(count(h, "<table id=\"matrix\">") == 1, "HTML has one <table id=\"matrix\">");
+	t_ok(strstr(h, "<section id=\"impact\">") && strstr(h, "<section id=\"impact\">") < strstr(h, "<section id=\"summary\">") &&
+	     count(h, "<td class=\"n\" data-impact=\"escape\">1<br><span class=\"t\">fs.write.outside</span></td>") == 1 &&
+	     count(h, "<td class=\"n\" data-impact=\"reporting\">1<br><span class=\"t\">net.deny</span></td>") == 1,
+	     "HTML: the impact table leads, each class with its scenarios");
+	t_ok(count(h, "data-runner=\"none\" data-impact=\"escape\"") == 1 &&
+	     count(h, "data-runner=\"none\" data-impact=\"reporting\"") == 1 &&
+	     count(h, "data-impact=\"none\" title=") == 8 &&
+	     count(h, "<input type=\"checkbox\" checked data-impact=\"escape\">") == 1,
+	     "HTML: every cell carries its class, and the filters offer each class");
 	t_ok(count(h, "<td class=\"cell ") == 10, "HTML has 5 scenarios x 2 runners = 10 cells (got %zu)",
 	     count(h, "<td class=\"cell "));
 	t_ok(count(h, "data-verdict=\"none\" data-scenario=\"proc.tree\" data-os=\"linux\" data-runner=\"none\"") == 1,
@@ -444,6 +453,23 @@ static void check_html(const char *db)
 	free(h);
 }
 
+/* none's fails: fs.write.outside an escape, net.deny a reporting fault;
+ * ref has none.  Escapes come first in every report. */
+static void check_junit_impact(void)
+{
+	char *x = slurp(P("r.xml"));
+	const char *esc = strstr(x, "<property name=\"impact.escape\" value=\"1: fs.write.outside\"/>");
+	const char *run = esc ? strstr(esc, "<property name=\"run\"") : NULL;
+
+	t_ok(esc && run && count(x, "<property name=\"impact.reporting\" value=\"1: net.deny\"/>") == 1 &&
+	     count(x, "<property name=\"impact.escape\" value=\"0\"/>") == 1,
+	     "JUnit: each suite's fails by class, escapes first, before the run's properties");
+	t_ok(count(x, "<failure type=\"escape\"") == 1 && count(x, "<failure type=\"reporting\"") == 1 &&
+	     count(x, "\nimpact: escape\n") == 1,
+	     "JUnit: a failure's type is its impact class");
+	free(x);
+}
+
 static void check_junit(const char *db)
 {
 	t_ok(sub(report_main, NULL, NULL, "report", "--format", "junit", db, "-o", P("r.xml"), NULL) == 0,
@@ -459,6 +485,7 @@ static void check_junit(const char *db)
 			P("lint.out")) == 0, "xmllint --schema junit.xsd accepts it");
 	else
 		t_skipped("xmllint missing: second schema check");
+	check_junit_impact();
 }
 
 static void check_tap_md(const char *db, const char *good_db)
@@ -493,6 +520,13 @@ static void check_tap_md(const char *db, const char *good_db)
 	     "Markdown: summary table row and the failing results");
 	t_ok(md_no_raw_script(m) && count(m, "<details>") == 6,
 	     "Markdown: evidence only in fences and <details>, no raw <script>");
+	t_ok(strstr(m, "### Impact of the failures (escapes first)") &&
+	     strstr(m, "### Impact of the failures") < strstr(m, "| runner | pass |") &&
+	     count(m, "| runner | escape | exposure | reporting | fidelity | residue |") == 1 &&
+	     count(m, "| none | **1** | 0 | **1** | 0 | 0 |") == 1 && count(m, "| ref | 0 | 0 | 0 | 0 | 0 |") == 1,
+	     "Markdown: the impact table leads, escapes first");
+	t_ok(count(m, "- none, escape (1):<code>fs.write.outside</code>\n- none, reporting (1):<code>net.deny</code>\n") == 1,
+	     "Markdown: each class with its scenarios, escapes first");
 	free(t);
 	free(m);
 }
