@@ -413,7 +413,8 @@ static void check_html(const char *db)
 	     "report --format html (default) -o FILE exits 0");
 	h = slurp(P("r.html"));
 	t_ok(count(h, "<table id=\"matrix\">") == 1, "HTML has one <table id=\"matrix\">");
-	t_ok(strstr(h, "<section id=\"impact\">") && strstr(h, "<section id=\"impact\">") < strstr(h, "<section id=\"summary\">") &&
+	t_ok(count(h, "<th>escape</th><th>exposure</th><th>reporting</th><th>fidelity</th><th>residue</th>") == 1 &&
+	     strstr(h, "<section id=\"impact\">") && strstr(h, "<section id=\"impact\">") < strstr(h, "<section id=\"summary\">") &&
 	     count(h, "<td class=\"n\" data-impact=\"escape\">1<br><span class=\"t\">fs.write.outside</span></td>") == 1 &&
 	     count(h, "<td class=\"n\" data-impact=\"reporting\">1<br><span class=\"t\">net.deny</span></td>") == 1,
 	     "HTML: the impact table leads, each class with its scenarios");
