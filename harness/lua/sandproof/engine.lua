@@ -121,13 +121,14 @@ local FIELDS = {
     end
   end,
   -- failing outcome -> impact class; a key ending in '*' is a prefix
-  -- ("errno_*": every "errno_<NAME>"), the longest matching one wins
+  -- ("errno_*": every "errno_<NAME>"), the longest matching one wins; "*"
+  -- alone, the default, covers every other failing outcome
   impact = function(v)
     if type(v) ~= "table" or next(v) == nil then
       return "scenario is missing 'impact' (failing outcome -> class, docs/SCENARIOS.md)"
     end
     for k, c in pairs(v) do
-      if type(k) ~= "string" or k == "" or k == "*" then
+      if type(k) ~= "string" or k == "" then
         return "impact: keys must be failing outcomes (a prefix ends in '*'), got " .. tostring(k)
       end
       if is_control_failed((k:gsub("%*$", ""))) then
