@@ -20,7 +20,7 @@ local context = require "sandproof.context"
 
 local M = {}
 
--- Impact classes (docs/CONTRACT.md, "Impact"), in the order reports list
+-- Impact classes (docs/CONTRACT.md, "Impact classes"), in the order reports list
 -- them: what a failing outcome means for the user.
 M.CLASSES = { "escape", "exposure", "reporting", "fidelity", "residue" }
 local CLASS_SET = {}
@@ -255,7 +255,6 @@ function M.describe(sc)
   }
 end
 
-
 -- A failed positive control: nothing was tested, so the verdict is
 -- inconclusive, with what failed (the scenario's last "positive control
 -- failed: ..." note) and the scenario that checks the missing ability.
@@ -272,7 +271,6 @@ local function control_verdict(res, sc, evidence)
   end
   res.verdict = "inconclusive"
   res.reason = string.format("%s; claim not tested (the ability is checked by %s)", what, sc.control)
-  res.charged = sc.control
 end
 
 function M.run_one(file, runner_name, opts)
