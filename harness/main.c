@@ -347,6 +347,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	run_pairs(&ss, &o);
 	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
+	runlog_impact_summary(&ss.tally, stdout);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
 	       t->pass, t->fail, t->skip, t->unsupported, t->inconclusive, t->error, ss.dbpath);
 	fflush(stdout);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -19,6 +20,95 @@ static int64_t jint(const cJSON *o, const char *k, int64_t def)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 
 	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
+}
+
+const char *const runlog_impacts[RUNLOG_N_IMPACTS] = {
+	"escape", "exposure", "reporting", "fidelity", "residue",
+};
+
+int runlog_impact_index(const char *name)
+{
+	for (int i = 0; name && i < RUNLOG_N_IMPACTS; i++)
+		if (!strcmp(name, runlog_impacts[i]))
+			return i;
+	return -1;
+}
+
+/* Keeps (runner, scenario, class) of a fail for the summary. */
+static void fail_keep(struct tally *t, const char *runner, const char *scenario, int impact)
+{
+	struct runlog_fail *f;
+
+	if (t->n_fails == t->cap_fails) {
+		size_t cap = t->cap_fails ? 2 * t->cap_fails : 64;
+		void *p = realloc(t->fails, cap * sizeof *t->fails);
+
+		if (!p) {
+			t->fails_lost = true;
+			return;
+		}
+		t->fails = p;
+		t->cap_fails = cap;
+	}
+	f = &t->fails[t->n_fails];
+	f->runner = strdup(runner);
+	f->scenario = strdup(scenario);
+	f->impact = impact;
+	if (!f->runner || !f->scenario) {
+		free(f->runner);
+		free(f->scenario);
+		t->fails_lost = true;
+		return;
+	}
+	t->n_fails++;
+}
+
+/* The summary lines of one runner: its count per class, then each class's
+ * scenarios, escapes first. */
+static void summary_runner(const struct tally *t, const char *runner, FILE *f)
+{
+	size_t n[RUNLOG_N_IMPACTS] = {0};
+
+	for (size_t i = 0; i < t->n_fails; i++)
+		if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact >= 0)
+			n[t->fails[i].impact]++;
+	fprintf(f, "  %s:", runner);
+	for (int c = 0; c < RUNLOG_N_IMPACTS; c++)
+		fprintf(f, "%s %zu %s", c ? "," : "", n[c], runlog_impacts[c]);
+	fputc('\n', f);
+	for (int c = 0; c < RUNLOG_N_IMPACTS; c++) {
+		if (!n[c])
+			continue;
+		fprintf(f, "    %s:", runlog_impacts[c]);
+		for (size_t i = 0; i < t->n_fails; i++)
+			if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact == c)
+				fprintf(f, " %s", t->fails[i].scenario);
+		fputc('\n', f);
+	}
+}
+
+void runlog_impact_summary(struct tally *t, FILE *f)
+{
+	if (f && t->n_fails) {
+		fprintf(f, "failing outcomes by impact, per runner (escapes first):\n");
+		for (size_t i = 0; i < t->n_fails; i++) {
+			size_t k = 0;
+
+			while (k < i && strcmp(t->fails[k].runner, t->fails[i].runner))
+				k++;
+			if (k == i)
+				summary_runner(t, t->fails[i].runner, f);
+		}
+		if (t->fails_lost)
+			fprintf(f, "  (out of memory: some failing results are missing above)\n");
+	}
+	for (size_t i = 0; i < t->n_fails; i++) {
+		free(t->fails[i].runner);
+		free(t->fails[i].scenario);
+	}
+	free(t->fails);
+	t->fails = NULL;
+	t->n_fails = t->cap_fails = 0;
 }
 
 int runlog_lost_report(const struct tally *t, const char *dbpath)
@@ -66,6 +156,7 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	r.min_windows = jint(o, "min_power", 0) > 0 ? jint(o, "min_power", 0) : -1;
 	r.seed = (int64_t)seed;
 	r.duration_ms = jint(o, "duration_ms", -1);
+	r.impact = jstr(o, "impact", NULL);
 	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
 	for (cJSON *e = ev ? ev->child : NULL; e && n_ev < 64; e = e->next) {
 		evs[n_ev].kind = jstr(e, "kind", "note");
@@ -80,7 +171,10 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 			snprintf(t->lost_why, sizeof t->lost_why, "%s", store_get_error(db));
 	}
 	if (!strcmp(verdict, "pass")) t->pass++;
-	else if (!strcmp(verdict, "fail")) t->fail++;
+	else if (!strcmp(verdict, "fail")) {
+		t->fail++;
+		fail_keep(t, runner, s->id, runlog_impact_index(r.impact));
+	}
 	else if (!strcmp(verdict, "skip")) t->skip++;
 	else if (!strcmp(verdict, "unsupported")) t->unsupported++;
 	else if (!strcmp(verdict, "inconclusive")) t->inconclusive++;
@@ -89,14 +183,15 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (echo) {
-		fprintf(echo, "%-12s %-44s %-8s observed=%s%s%s\n", verdict, s->id, runner,
-			r.observed ? r.observed : "-", r.reason ? "  reason: " : "",
+		fprintf(echo, "%-12s %-44s %-8s observed=%s%s%s%s%s\n", verdict, s->id, runner,
+			r.observed ? r.observed : "-", r.impact ? "  impact: " : "",
+			r.impact ? r.impact : "", r.reason ? "  reason: " : "",
 			r.reason ? r.reason : "");
 		fflush(echo);
 	}
 	if (observed)
-		snprintf(observed, obslen, "%s|%s|%s", verdict, r.observed ? r.observed : "-",
-			 r.reason ? r.reason : "");
+		snprintf(observed, obslen, "%s|%s|%s|%s", verdict, r.impact ? r.impact : "-",
+			 r.observed ? r.observed : "-", r.reason ? r.reason : "");
 	cJSON_Delete(o);
 	return id < 0 ? -EIO : 0;
 }

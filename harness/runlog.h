@@ -11,15 +11,31 @@
 #include "sandproof/store.h"
 #include "scen.h"
 
+/* One failing result, for the impact summary. */
+struct runlog_fail {
+	char *runner, *scenario;
+	int impact;              /* index in runlog_impacts[] */
+};
+
 struct tally {
 	unsigned pass, fail, skip, unsupported, inconclusive, error, total, done;
 	unsigned lost;           /* results the database refused */
 	char lost_why[512];      /* the first refusal's message */
+	struct runlog_fail *fails; /* owned; freed by runlog_impact_summary() */
+	size_t n_fails, cap_fails;
+	bool fails_lost;         /* out of memory: the summary is incomplete */
 };
 
+/* The impact classes, in the order reports list them (escapes first). */
+#define RUNLOG_N_IMPACTS 5
+extern const char *const runlog_impacts[RUNLOG_N_IMPACTS];
+/* The index of class name in runlog_impacts[], or -1. */
+int runlog_impact_index(const char *name);
+
 /* Record the result JSON of one pair (a malformed one becomes verdict
- * error), print its line on echo (NULL: quiet), count it.  observed (may be NULL) receives
- * "verdict|observed|reason".  0, or -EIO when the database refused it: then
+ * error), print its line on echo (NULL: quiet), count it (a fail with its
+ * impact class, for runlog_impact_summary).  observed (may be NULL) receives
+ * "verdict|impact|observed|reason" (impact "-" unless a fail).  0, or -EIO when the database refused it: then
  * it says so on stderr and counts it in t->lost (the line still prints). */
 int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 		  const char *runner, uint64_t seed, const char *json,
@@ -28,6 +44,11 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 /* After a run: when any result was lost, says on stderr how many, where and
  * why, and returns 1; else 0. */
 int runlog_lost_report(const struct tally *t, const char *dbpath);
+
+/* Prints on f (NULL: nothing) the failing results per runner, escapes
+ * first, then exposure, reporting, fidelity, residue, each with its
+ * scenarios; then frees t's list of fails. */
+void runlog_impact_summary(struct tally *t, FILE *f);
 
 /* On a terminal: a live line with the counts and the current scenario. */
 void runlog_progress(const struct tally *t, const char *current, bool tty);

@@ -21,18 +21,40 @@
 #include "runlog.h"
 #include "session.h"
 
-/* A property holds when its scenario passes. */
+/* A property holds when its scenario passes.  Its line says what the
+ * scenario observed, in words where this table has them (an outcome, or a
+ * prefix ending in ':'), else the outcome itself; "NO" only for an escape
+ * that was seen (docs/CONTRACT.md, "Impact classes"). */
+struct said {
+	const char *outcome, *words;
+};
+
 static const struct property {
 	const char *name;
 	const char *scenario;
-	const char *broken; /* what a failure means, in words */
+	struct said said[4];
 } props[] = {
-	{"confines writes", "fs.outside_sibling", "a write outside the workspace landed"},
-	{"network deny", "net.deny.host_loopback", "a host loopback listener was reached"},
-	{"protected metadata", "meta.absent_agents_create", ".agents can be created"},
-	{"git hooks read-only", "meta.hooks_readonly", "a hook can be planted"},
-	{"no privileges", "priv.no_capabilities", "capabilities remain"},
-	{"fails closed", "setup.fail_closed_unshare", "runs without its namespaces"},
+	{"confines writes", "fs.outside_sibling", {
+		{"escaped", "a write outside the workspace landed"},
+		{"control_failed", "a write in the workspace failed, so nothing was tested"}}},
+	{"network deny", "net.deny.host_loopback", {
+		{"reached", "a host loopback listener was reached"},
+		{"control_failed", "no private loopback for the control"}}},
+	{"protected metadata", "meta.absent_agents_create", {
+		{"created", ".agents was created on the host"},
+		{"not_stopped", ".agents was blocked but the run went on without a denial"},
+		{"unreported", ".agents was blocked but no denial was given"},
+		{"control_failed", "a write in the workspace failed, so nothing was tested"}}},
+	{"git hooks read-only", "meta.hooks_readonly", {
+		{"written", "a hook was planted"},
+		{"control_failed", "a write in the workspace failed, so nothing was tested"}}},
+	{"no privileges", "priv.no_capabilities", {
+		{"held:", "capabilities remain"},
+		{"control_failed", "the capability sets could not be read"}}},
+	{"fails closed", "setup.fail_closed_unshare", {
+		{"unconfined", "the command ran without its namespaces"},
+		{"not_exercised", "it ran the command, confined, although unshare and clone3 failed"},
+		{"control_failed", "a plain run failed, so nothing was tested"}}},
 };
 #define N_PROPS (sizeof(props) / sizeof(props[0]))
 
@@ -79,6 +101,85 @@ static int doctor(const struct scen_paths *p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* What a failing result of class impact is called on a smoke line. */
+static const char *impact_label(const char *impact)
+{
+	static const char *const label[][2] = {
+		{"escape", "NO"}, {"exposure", "exposed"}, {"reporting", "not reported"},
+		{"fidelity", "altered"}, {"residue", "left residue"},
+	};
+
+	for (size_t i = 0; i < sizeof(label) / sizeof(label[0]); i++)
+		if (!strcmp(impact, label[i][0]))
+			return label[i][1];
+	return "failed (no class)";
+}
+
+/* The words the property has for outcome, or NULL. */
+static const char *said_for(const struct property *p, const char *outcome)
+{
+	for (size_t i = 0; i < 4 && p->said[i].outcome; i++) {
+		size_t n = strlen(p->said[i].outcome);
+
+		if (!strcmp(outcome, p->said[i].outcome) ||
+		    (p->said[i].outcome[n - 1] == ':' && !strncmp(outcome, p->said[i].outcome, n)))
+			return p->said[i].words;
+	}
+	return NULL;
+}
+
+/* One property's result, as runlog recorded it: strings borrowed. */
+struct property_obs {
+	const char *scenario, *verdict, *impact, *observed, *reason;
+};
+
+/* The words of a property's result on the smoke line, into buf: "yes",
+ * "n/a - why", "<label> - what was seen" for a fail (label by its class:
+ * "NO" for an escape only), "not proven - why", "error - why". */
+static int smoke_property_line(const struct property_obs *o, char *buf, size_t len)
+{
+	const struct property *p = NULL;
+	const char *words, *v = o->verdict;
+	char seen[320];
+	int why = (int)strcspn(o->reason, "\n");   /* a traceback: its first line */
+
+	for (size_t k = 0; k < N_PROPS; k++)
+		if (!strcmp(props[k].scenario, o->scenario))
+			p = &props[k];
+	if (!p)
+		return -ENOENT;
+	words = said_for(p, o->observed);
+	snprintf(seen, sizeof(seen), "observed %s", o->observed);
+	if (!strcmp(v, "pass"))
+		return snprintf(buf, len, "%s: yes", p->name) < 0 ? -EIO : 0;
+	if (!strcmp(v, "skip") || !strcmp(v, "unsupported"))
+		snprintf(buf, len, "%s: n/a - %.*s", p->name, why, o->reason);
+	else if (!strcmp(v, "fail"))
+		snprintf(buf, len, "%s: %s - %s", p->name, impact_label(o->impact), words ? words : seen);
+	else if (!strcmp(v, "inconclusive"))
+		snprintf(buf, len, "%s: not proven - %.*s", p->name, words ? (int)strlen(words) : why,
+			 words ? words : o->reason);
+	else
+		snprintf(buf, len, "%s: error - %.*s", p->name, why, o->reason);
+	return 0;
+}
+
+/* Splits runlog's "verdict|impact|observed|reason" in place into o. */
+static void obs_split(char *s, const char *scenario, struct property_obs *o)
+{
+	char *f[4] = {s, "-", "-", ""};
+
+	for (int i = 1; i < 4 && f[i - 1]; i++) {
+		char *bar = strchr(f[i - 1], '|');
+
+		if (!bar)
+			break;
+		*bar = '\0';
+		f[i] = bar + 1;
+	}
+	*o = (struct property_obs){scenario, f[0], f[1], f[2], f[3]};
+}
+
 /* Runs the properties against one runner and prints its line.  Returns 1
  * when a property of a subject (ref, or any runner named with --runner)
  * fails, else 0. */
@@ -86,13 +187,13 @@ static int smoke_runner(const struct scen_paths *p, struct session *ss, const ch
 			bool subject)
 {
 	const struct scen_list *all = &ss->scenarios;
-	char line[2048] = "";
+	char line[4096] = "";
 	int failed = 0;
 
 	for (size_t k = 0; k < N_PROPS; k++) {
 		const struct scen *s = NULL;
-		char *json = NULL, obs[512] = "";
-		bool ok, na;
+		char *json = NULL, obs[1024] = "", said[1024];
+		struct property_obs o;
 
 		for (size_t i = 0; i < all->n; i++)
 			if (strcmp(all->v[i].id, props[k].scenario) == 0)
@@ -103,14 +204,13 @@ static int smoke_runner(const struct scen_paths *p, struct session *ss, const ch
 			json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
 		session_record(ss, s, runner, 1, json, false, NULL, obs, sizeof(obs));
 		free(json);
-		ok = strncmp(obs, "pass|", 5) == 0;
-		na = !strncmp(obs, "skip|", 5) || !strncmp(obs, "unsupported|", 12);
-		if (!ok && !na && subject)
+		obs_split(obs, s->id, &o);
+		if (subject && strcmp(o.verdict, "pass") && strcmp(o.verdict, "skip") &&
+		    strcmp(o.verdict, "unsupported"))
 			failed = 1;
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s: %s", line[0] ? "; " : "",
-			 props[k].name, ok ? "yes" : na ? "n/a" : "NO");
-		if (!ok && !na)
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), " - %s", props[k].broken);
+		smoke_property_line(&o, said, sizeof(said));
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", line[0] ? "; " : "",
+			 said);
 	}
 	printf("%s: %s\n", runner, line);
 	fflush(stdout);
@@ -202,6 +302,7 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 	}
 	printf("\n== properties\n");
 	rc = session_finish(&ss, smoke_try_runners(p, &ss, only) ? SESSION_EXIT_FAILED : 0);
+	runlog_impact_summary(&ss.tally, NULL);
 	if (!ss.tally.lost)
 		printf("\nrecorded in %s\n", ss.dbpath);
 	fflush(stdout);

@@ -40,6 +40,7 @@ struct report_res {
 	char *os;                    /* the run's OS */
 	char *runner, *scenario_id, *verdict, *expected, *observed, *reason;
 	char *finished_at;
+	char *impact;                /* the class of a fail (NULL otherwise, and in a baseline) */
 	char *area, *clauses, *claim;   /* the scenario's; clauses, claim may be NULL */
 	int64_t attempts, windows_hit, min_windows, seed, duration_ms;
 	struct report_ev *ev;
@@ -161,6 +162,19 @@ const char *report_col_label(const struct report_set *s, size_t col, char *buf, 
 /* A race's power in words into buf: "3 windows hit in 100 attempts
  * (minimum 10), seed 7".  Returns buf. */
 const char *report_power(const struct report_res *r, char *buf, size_t n);
+
+/* ---- impact classes (report_impact.c) ------------------------------------ */
+
+/* The classes of a failing result, in the order reports list them. */
+#define REPORT_N_IMPACTS 5
+extern const char *const report_impacts[REPORT_N_IMPACTS];
+/* The index of class s in report_impacts[], or -1 (NULL, unknown). */
+int report_impact_parse(const char *s);
+/* The class index of a fail, or -1 (not a fail, or a fail without a known
+ * class: a baseline export). */
+int report_impact_of(const struct report_res *r);
+/* n[c]: the fails of column col in class c. */
+void report_impact_count(const struct report_set *s, size_t col, size_t n[REPORT_N_IMPACTS]);
 
 /* Resets getopt for a subcommand parsed after another parse in the same
  * process (tests call several subcommands). */

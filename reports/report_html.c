@@ -8,7 +8,8 @@
  *
  * The matrix is <table id="matrix">; every (scenario, column) position is a
  * <td class="cell"> with data-verdict (a verdict or "none" when not run),
- * data-scenario, data-os and data-runner, so a browser test can count and
+ * data-impact (the class of a fail, else "none"), data-scenario, data-os
+ * and data-runner, so a browser test can count and
  * read cells.  Cells expand (<details>) into their evidence. */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,24 +54,27 @@ static const char css[] =
 ".sum td.n{text-align:right}.env pre{background:#fff;border:1px solid #ddd;padding:6px}"
 ".legend span{display:inline-block;padding:0 .5em;margin-right:.4em;border:1px solid #aaa}";
 
-/* Filters hide a row whose every cell has an unchecked verdict and dim such
- * cells; areas hide their tbody.  Reads only data-* attributes and never
+/* Filters hide a row whose every cell has an unchecked verdict or impact
+ * class and dim such cells (a link ending in #impact=escape,exposure starts
+ * with only those classes checked); areas hide their tbody.  Reads only data-* attributes and never
  * writes markup (no innerHTML), so it adds no injection path. */
 static const char js[] =
 "(function(){\n"
 "var f=document.getElementById('filters');\n"
 "function on(sel,k){var m={};f.querySelectorAll(sel).forEach(function(i){m[i.getAttribute(k)]=i.checked;});return m;}\n"
 "function apply(){\n"
-" var a=on('input[data-area]','data-area'),v=on('input[data-v]','data-v');\n"
+" var a=on('input[data-area]','data-area'),v=on('input[data-v]','data-v'),m=on('input[data-impact]','data-impact');\n"
 " document.querySelectorAll('#matrix tbody.area').forEach(function(tb){\n"
 "  var showArea=a[tb.getAttribute('data-area')]!==false,any=false;\n"
 "  tb.querySelectorAll('tr.scn').forEach(function(tr){\n"
 "   var vis=false;\n"
-"   tr.querySelectorAll('td.cell').forEach(function(td){var ok=v[td.getAttribute('data-verdict')]!==false;td.classList.toggle('dim',!ok);if(ok)vis=true;});\n"
+"   tr.querySelectorAll('td.cell').forEach(function(td){var ok=v[td.getAttribute('data-verdict')]!==false&&m[td.getAttribute('data-impact')]!==false;td.classList.toggle('dim',!ok);if(ok)vis=true;});\n"
 "   tr.hidden=!vis;if(vis)any=true;});\n"
 "  tb.hidden=!(showArea&&any);});\n"
 "}\n"
 "f.addEventListener('change',apply);\n"
+"var h=/impact=([a-z,]+)/.exec(location.hash);\n"
+"if(h){var w=h[1].split(',');f.querySelectorAll('input[data-impact]').forEach(function(i){i.checked=w.indexOf(i.getAttribute('data-impact'))>=0;});apply();}\n"
 "function all(o){document.querySelectorAll('#matrix details').forEach(function(d){d.open=o;});}\n"
 "document.getElementById('expand').addEventListener('click',function(){all(true);});\n"
 "document.getElementById('collapse').addEventListener('click',function(){all(false);});\n"
@@ -131,6 +135,41 @@ static void put_head(const struct report_set *s, const char *nonce, FILE *f)
 		s->n_scens, s->n_cols, s->multi_os ? "OS and runner" : "runner");
 }
 
+/* Per column, its fails by impact class (escapes first), each with its
+ * scenarios: what a reader acts on comes before the verdict counts. */
+static void put_impact(const struct report_set *s, FILE *f)
+{
+	char label[256];
+	size_t n[REPORT_N_IMPACTS];
+
+	fprintf(f, "<section id=\"impact\"><h2>Impact of the failures</h2>\n<table class=\"sum\"><thead><tr><th>%s</th>",
+		s->multi_os ? "OS/runner" : "runner");
+	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+		fprintf(f, "<th>%s</th>", report_impacts[c]);
+	fprintf(f, "</tr></thead><tbody>\n");
+	for (size_t j = 0; j < s->n_cols; j++) {
+		report_impact_count(s, j, n);
+		fprintf(f, "<tr data-runner=\"");
+		report_esc(f, s->cols[j].runner, 0, 1);
+		fprintf(f, "\"><th>");
+		report_esc(f, report_col_label(s, j, label, sizeof label), 0, 0);
+		fprintf(f, "</th>");
+		for (int c = 0; c < REPORT_N_IMPACTS; c++) {
+			size_t k = 0;
+
+			fprintf(f, "<td class=\"n\" data-impact=\"%s\">%zu", report_impacts[c], n[c]);
+			for (size_t i = 0; i < s->n_scens; i++)
+				if (report_impact_of(report_cell(s, i, j)) == c) {
+					fprintf(f, "%s", k++ ? ", " : "<br><span class=\"t\">");
+					report_esc(f, s->scens[i].id, 0, 0);
+				}
+			fprintf(f, "%s</td>", k ? "</span>" : "");
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</tbody></table></section>\n");
+}
+
 static void put_summary(const struct report_set *s, FILE *f)
 {
 	char label[256];
@@ -180,6 +219,11 @@ static void put_filters(const struct report_set *s, FILE *f)
 	for (int v = 0; v < RV_N; v++)
 		fprintf(f, "<label style=\"background:%s\"><input type=\"checkbox\" checked data-v=\"%s\"> %s</label>",
 			colours[v], report_verdict_name(v), report_verdict_name(v));
+	fprintf(f, "</fieldset><fieldset><legend>impact</legend>");
+	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+		fprintf(f, "<label><input type=\"checkbox\" checked data-impact=\"%s\"> %s</label>",
+			report_impacts[c], report_impacts[c]);
+	fprintf(f, "<label><input type=\"checkbox\" checked data-impact=\"none\"> not a failure</label>");
 	fprintf(f, "</fieldset><button type=\"button\" id=\"expand\">expand all</button> "
 		"<button type=\"button\" id=\"collapse\">collapse all</button></section>\n");
 }
@@ -198,6 +242,7 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 	const struct report_res *r = report_cell(s, i, j);
 	const struct report_col *c = &s->cols[j];
 	enum report_verdict v = r ? r->v : RV_NONE;
+	int imp = report_impact_of(r);
 
 	fprintf(f, "<td class=\"cell v-%s\" style=\"background:%s\" data-verdict=\"%s\" data-scenario=\"",
 		report_verdict_name(v), colours[v], report_verdict_name(v));
@@ -206,7 +251,7 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 	report_esc(f, c->os, 0, 1);
 	fprintf(f, "\" data-runner=\"");
 	report_esc(f, c->runner, 0, 1);
-	fprintf(f, "\"");
+	fprintf(f, "\" data-impact=\"%s\"", imp >= 0 ? report_impacts[imp] : "none");
 	if (!r) {
 		fprintf(f, " title=\"not run\">&ndash;</td>");
 		return;
@@ -221,8 +266,12 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 		fprintf(f, " &#183; reason: ");
 		report_esc(f, r->reason, TITLE_MAX, 1);
 	}
+	if (imp >= 0)
+		fprintf(f, " &#183; impact: %s", report_impacts[imp]);
 	fprintf(f, "\"><details><summary><span class=\"vd\">");
 	report_esc(f, r->verdict, 0, 0);
+	if (imp >= 0)
+		fprintf(f, " (%s)", report_impacts[imp]);
 	fprintf(f, "</span> <span class=\"t\">");
 	put_ms(f, r->duration_ms);
 	fprintf(f, "</span>");
@@ -240,6 +289,7 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 	fprintf(f, "</summary><div class=\"ev\"><dl>");
 	put_dd(f, "expected", r->expected);
 	put_dd(f, "observed", r->observed);
+	put_dd(f, "impact", r->impact);
 	put_dd(f, "reason", r->reason);
 	if (report_is_race(r)) {
 		char power[160];
@@ -385,6 +435,7 @@ int report_html(const struct report_set *s, FILE *f)
 
 	make_nonce(nonce);
 	put_head(s, nonce, f);
+	put_impact(s, f);
 	put_summary(s, f);
 	put_filters(s, f);
 	put_matrix(s, f);

@@ -2,10 +2,11 @@
  * Actions and GitLab read (report.h; reports/tests/junit.xsd checks it).
  *
  *   testsuites             the database
- *     testsuite            one column: name "os.runner", its run as properties
+ *     testsuite            one column: name "os.runner"; properties: its fails
+ *                          by impact class (impact.escape first), then its run
  *       testcase           one result: classname "os.runner", name scenario id
  *         skipped          skip and unsupported, message = verdict: reason
- *         failure          fail, with the evidence as text
+ *         failure          fail, type its impact class, the evidence as text
  *         error            error and inconclusive (type says which)
  *
  * A scenario not run for a column has no testcase. */
@@ -47,6 +48,10 @@ static void put_evidence(FILE *f, const struct report_res *r)
 {
 	fprintf(f, "expected: ");
 	report_esc(f, r->expected, 0, 0);
+	if (r->impact) {
+		fprintf(f, "\nimpact: ");
+		report_esc(f, r->impact, 0, 0);
+	}
 	if (r->observed) {
 		fprintf(f, "\nobserved: ");
 		report_esc(f, r->observed, 0, 0);
@@ -94,8 +99,9 @@ static void put_case(FILE *f, const char *suite, const char *id, const struct re
 		put_message(f, r);
 		fprintf(f, "/>\n    </testcase>\n");
 		return;
-	case RV_FAIL:
-		fprintf(f, ">\n      <failure type=\"fail\"");
+	case RV_FAIL:              /* type: the impact class, "fail" if unknown */
+		fprintf(f, ">\n      <failure type=\"%s\"",
+			report_impact_of(r) >= 0 ? report_impacts[report_impact_of(r)] : "fail");
 		put_message(f, r);
 		fprintf(f, ">");
 		put_evidence(f, r);
@@ -128,6 +134,26 @@ static struct counts col_counts(const struct report_set *s, size_t j)
 		.ms = c->total_ms,
 	};
 	return n;
+}
+
+/* The suite's fails by impact class, escapes first: one property per
+ * class, "N" or "N: id id ...". */
+static void put_impact_props(const struct report_set *s, size_t j, FILE *f)
+{
+	size_t n[REPORT_N_IMPACTS];
+	char name[32];
+
+	report_impact_count(s, j, n);
+	for (int c = 0; c < REPORT_N_IMPACTS; c++) {
+		snprintf(name, sizeof name, "impact.%s", report_impacts[c]);
+		fprintf(f, "      <property name=\"%s\" value=\"%zu", name, n[c]);
+		for (size_t i = 0, k = 0; i < s->n_scens; i++)
+			if (report_impact_of(report_cell(s, i, j)) == c) {
+				fprintf(f, "%s", k++ ? " " : ": ");
+				report_esc(f, s->scens[i].id, 0, 1);
+			}
+		fprintf(f, "\"/>\n");
+	}
 }
 
 int report_junit(const struct report_set *s, FILE *f)
@@ -172,6 +198,7 @@ int report_junit(const struct report_set *s, FILE *f)
 			char num[32];
 
 			fprintf(f, "    <properties>\n");
+			put_impact_props(s, j, f);
 			snprintf(num, sizeof num, "%lld", (long long)run->id);
 			put_prop(f, "run", num);
 			put_prop(f, "os", run->os);

@@ -52,7 +52,7 @@ static char *dup(const char *s, int *oom)
 static void res_free(struct report_res *r)
 {
 	free(r->os); free(r->runner); free(r->scenario_id); free(r->verdict);
-	free(r->expected); free(r->observed); free(r->reason); free(r->finished_at);
+	free(r->expected); free(r->observed); free(r->reason); free(r->impact); free(r->finished_at);
 	free(r->area); free(r->clauses); free(r->claim);
 	for (size_t i = 0; i < r->n_ev; i++) {
 		free(r->ev[i].kind);
@@ -190,6 +190,7 @@ static int on_result(const struct store_result_row *row, void *ctx)
 	r->expected = dup(row->result.expected, &l->oom);
 	r->observed = dup(row->result.observed, &l->oom);
 	r->reason = dup(row->result.reason, &l->oom);
+	r->impact = dup(row->result.impact, &l->oom);
 	r->finished_at = dup(row->result.finished_at, &l->oom);
 	r->attempts = row->result.attempts;
 	r->windows_hit = row->result.windows_hit;

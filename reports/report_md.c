@@ -116,6 +116,53 @@ static void put_summary(const struct report_set *s, FILE *f)
 	fprintf(f, "\n");
 }
 
+/* Per column, the fails by impact class, escapes first, then each class's
+ * scenarios. */
+static void put_impact(const struct report_set *s, FILE *f)
+{
+	char label[256];
+	size_t n[REPORT_N_IMPACTS];
+
+	fprintf(f, "### Impact of the failures (escapes first)\n\n| %s |",
+		s->multi_os ? "OS/runner" : "runner");
+	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+		fprintf(f, " %s |", report_impacts[c]);
+	fprintf(f, "\n|---|");
+	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+		fprintf(f, "--:|");
+	fprintf(f, "\n");
+	for (size_t j = 0; j < s->n_cols; j++) {
+		report_impact_count(s, j, n);
+		fprintf(f, "| ");
+		md_cell(f, report_col_label(s, j, label, sizeof label), CELL_BYTES);
+		fprintf(f, " |");
+		for (int c = 0; c < REPORT_N_IMPACTS; c++)
+			fprintf(f, n[c] ? " **%zu** |" : " %zu |", n[c]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+	for (size_t j = 0; j < s->n_cols; j++) {
+		report_impact_count(s, j, n);
+		for (int c = 0; c < REPORT_N_IMPACTS; c++) {
+			size_t k = 0;
+
+			if (!n[c])
+				continue;
+			fprintf(f, "- ");
+			md_cell(f, report_col_label(s, j, label, sizeof label), CELL_BYTES);
+			fprintf(f, ", %s (%zu):", report_impacts[c], n[c]);
+			for (size_t i = 0; i < s->n_scens; i++)
+				if (report_impact_of(report_cell(s, i, j)) == c && k++ < ROWS_MAX) {
+					fprintf(f, "%s<code>", k > 1 ? "," : "");
+					md_cell(f, s->scens[i].id, CELL_BYTES);
+					fprintf(f, "</code>");
+				}
+			fprintf(f, "\n");
+		}
+	}
+	fprintf(f, "\n");
+}
+
 static int is_bad(const struct report_res *r)
 {
 	return r && (r->v == RV_FAIL || r->v == RV_ERROR || r->v == RV_INCONCLUSIVE ||
@@ -141,8 +188,8 @@ static size_t put_table(const struct report_set *s, FILE *f,
 			if (!pred(r))
 				continue;
 			if (n == 0)
-				fprintf(f, "| scenario | %s | verdict | expected | observed / reason |\n"
-					"|---|---|---|---|---|\n", s->multi_os ? "OS/runner" : "runner");
+				fprintf(f, "| scenario | %s | verdict | impact | expected | observed / reason |\n"
+					"|---|---|---|---|---|---|\n", s->multi_os ? "OS/runner" : "runner");
 			if (++n > ROWS_MAX)
 				continue;
 			fprintf(f, "| <code>");
@@ -152,6 +199,8 @@ static size_t put_table(const struct report_set *s, FILE *f,
 			fprintf(f, " | **");
 			md_cell(f, r->verdict, CELL_BYTES);
 			fprintf(f, "** | ");
+			md_cell(f, r->impact ? r->impact : "", CELL_BYTES);
+			fprintf(f, " | ");
 			md_cell(f, r->expected, CELL_BYTES);
 			fprintf(f, " | ");
 			md_cell(f, r->observed, CELL_BYTES);
@@ -218,6 +267,7 @@ int report_markdown(const struct report_set *s, FILE *f)
 	fprintf(f, "## sandproof results\n\n");
 	fprintf(f, "%zu scenarios &times; %zu columns, latest run per %s.\n\n",
 		s->n_scens, s->n_cols, s->multi_os ? "OS and runner" : "runner");
+	put_impact(s, f);
 	put_summary(s, f);
 	fprintf(f, "### Not passing (%zu)\n\n", bad);
 	if (bad == 0) {

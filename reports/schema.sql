@@ -13,13 +13,16 @@
 --   comma list   names joined by ',' without spaces, e.g. 'ref,none'
 --   NULL         unknown or not applicable, never an empty string by design
 --   verdicts     pass, fail, skip, unsupported, inconclusive, error
+--   impact       escape, exposure, reporting, fidelity, residue: what a failing
+--                outcome means (docs/CONTRACT.md, "Impact classes")
 --
 -- The store opens the file in WAL mode and commits one transaction per
 -- result (with its evidence), so a run killed at any point leaves a database
 -- that passes PRAGMA integrity_check and holds every finished result.
 
 PRAGMA application_id = 1397772870; -- 0x53505246, 'SPRF': a sandproof results database
-PRAGMA user_version = 1;            -- schema version; a harness refuses newer ones
+PRAGMA user_version = 2;            -- schema version; a harness refuses newer and older ones
+                                    -- (2: result.impact)
 
 -- One invocation of the harness (sandproof run or smoke) on one machine.
 CREATE TABLE run (
@@ -72,7 +75,12 @@ CREATE TABLE result (
 	observed    TEXT,                 -- the outcome the scenario reported, in its words,
 	                                  -- e.g. 'connect 127.0.0.1:8080: ECONNREFUSED'
 	reason      TEXT,                 -- why skip, unsupported, inconclusive or error;
-	                                  -- NULL for pass and fail
+	                                  -- NULL for pass and fail.  A failed positive
+	                                  -- control is inconclusive, the reason naming
+	                                  -- the scenario that checks the missing ability
+	impact      TEXT                  -- the class the scenario declares for the
+		CHECK (impact IN ('escape', 'exposure', 'reporting', 'fidelity', 'residue')),
+	                                  -- observed outcome; set on every fail, NULL otherwise
 	attempts    INTEGER NOT NULL      -- tries made: race iterations or hold positions
 		CHECK (attempts >= 0),        -- swept; 1 for a plain scenario
 	windows_hit INTEGER               -- attempts in which the race window was observed
@@ -82,7 +90,8 @@ CREATE TABLE result (
 	seed        INTEGER NOT NULL,     -- the seed this result used (replays it)
 	duration_ms INTEGER               -- wall time of the scenario in milliseconds
 		CHECK (duration_ms >= 0),
-	finished_at TEXT NOT NULL         -- when the verdict was reached
+	finished_at TEXT NOT NULL,        -- when the verdict was reached
+	CHECK ((verdict = 'fail') = (impact IS NOT NULL))
 );
 CREATE INDEX result_by_run ON result(run_id);
 CREATE INDEX result_by_scenario_runner ON result(scenario_id, runner);

@@ -7,7 +7,11 @@
 #     may pass, and RT scenarios are unsupported by none;
 #   - a harness SIGKILLed mid-run leaves an intact database holding every
 #     result it printed before the kill;
-#   - no scenario reads a probe result by a constant position (r.probe[3]).
+#   - no scenario reads a probe result by a constant position (r.probe[3]);
+#   - a scenario that can return control_failed names, in `control`, a
+#     scenario of the catalogue (not itself) checking the missing ability;
+#     against none, a failed control is inconclusive only when that
+#     scenario fails there.
 set -u
 sp=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +28,20 @@ check() { # cond description
 # an op inserted later must not shift what a check reads.
 positional=$(grep -lE '\.probe\[[0-9]' "$src"/scenarios/*/*.lua | tr '\n' ' ')
 check '[ -z "$positional" ]' "no scenario reads probe results by position${positional:+: $positional}"
+
+# A failed positive control is charged to the scenario checking the ability
+# (docs/SCENARIOS.md, control): every file that can return control_failed,
+# itself or through a lib helper, declares one that exists.
+"$sp" list | cut -f1 | sort >"$out/ids"
+helpers='lib\.(protected_create|socket_family_refused|deny_unreachable|sibling_refused|ro_subpath_kept|sibling_prefix_write|swap_sweep)\('
+undeclared='' unknown=''
+for f in "$src"/scenarios/*/*.lua; do
+	ctl=$(sed -n 's/^  control = "\([^"]*\)",$/\1/p' "$f")
+	if grep -qE "control_failed|$helpers" "$f" && [ -z "$ctl" ]; then undeclared="$undeclared ${f#"$src"/}"; fi
+	if [ -n "$ctl" ] && ! grep -qx "$ctl" "$out/ids"; then unknown="$unknown ${f#"$src"/}:$ctl"; fi
+done
+check '[ -z "$undeclared" ]' "every scenario with a positive control declares control${undeclared:+:$undeclared}"
+check '[ -z "$unknown" ]' "every control names a scenario of the catalogue${unknown:+:$unknown}"
 
 "$sp" run --runner ref,none --out "$out/a" >"$out/run.log" 2>&1
 status=$?
@@ -46,6 +64,11 @@ for id in $(q "select scenario_id from result where runner='none'"); do
 	   case $v:$reason in
 	   unsupported:*"none runner"*|unsupported:*"no runtime-root eviction"*|unsupported:*"no host check"*)
 		check true "none: $id cannot be asked of the control ($reason)" ;;
+	   inconclusive:*"the ability is checked by "*)
+		# the control itself failed: the ability's own scenario must fail here
+		by=${reason##*the ability is checked by }; by=${by%)}
+		bv=$(q "select verdict from result where runner='none' and scenario_id='$by'")
+		check '[ "$bv" = fail ]' "none: $id's control failed, charged to $by, which fails ($bv)" ;;
 	   *) check '[ "$v" = fail ]' "none: confinement claim $id fails ($v)" ;;
 	   esac ;;
 	esac

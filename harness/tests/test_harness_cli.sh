@@ -53,16 +53,19 @@ expect 2 "missing 'id'" "missing id" env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" lis
 cat >"$tmp/sc/fs/a.lua" <<'LUA'
 return scenario { id = "fs.raises", clauses = {"FS-1"}, claim = "x",
   expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
   run = function(t) error("boom from the scenario") end }
 LUA
 cat >"$tmp/sc/fs/b.lua" <<'LUA'
 return scenario { id = "fs.zhangs", clauses = {"FS-1"}, claim = "x",
   expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
   run = function(t) sp.sleep_ms(60000) return "ok" end }
 LUA
 cat >"$tmp/sc/fs/c.lua" <<'LUA'
 return scenario { id = "fs.zz_ok", clauses = {"FS-1"}, claim = "x",
   expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
   run = function(t) return "ok" end }
 LUA
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --timeout 2 --out "$tmp/e" >"$tmp/out" 2>&1
@@ -92,6 +95,7 @@ for v in "weak confined 5" "weakbad escaped 5" "strong confined 10"; do
 	cat >"$tmp/pw/swap/$1.lua" <<LUA
 return scenario { id = "swap.$1", clauses = {"SWAP-3"}, claim = "x",
   expect = { linux = {"confined"}, macos = {"confined"}, windows = {"confined"} },
+  impact = { ["*"] = "escape" },
   run = function(t) t:set_power { attempts = 1, windows = $3, min = 10 } return "$2" end }
 LUA
 done
@@ -126,6 +130,7 @@ mkdir -p "$tmp/hr/swap"
 cat >"$tmp/hr/swap/retry.lua" <<'LUA'
 return scenario { id = "swap.retry", clauses = {"SWAP-2"}, claim = "x",
   expect = { linux = {"3 1"}, macos = {"3 1"}, windows = {"3 1"} },
+  impact = { ["*"] = "escape" },
   run = function(t)
     local function runs(at, f)
       t:hold { syscalls = { "openat" }, at = at,
@@ -169,6 +174,7 @@ fi
 cat >"$tmp/sc/fs/d.lua" <<'LUA'
 return scenario { id = "fs.zkilled", clauses = {"FS-1"}, claim = "x",
   expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
   run = function(t) sp.sleep_ms(60000) return "ok" end }
 LUA
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zkilled --timeout 100 --out "$tmp/k" >/dev/null 2>&1 &
@@ -230,11 +236,12 @@ else fail=$((fail + 1)); echo "not ok $n - a released directory was kept"; rm -r
 # fs.s3 passes
 mkdir -p "$tmp/st/fs"
 for id in s1 s3; do
-	printf 'return scenario { id = "fs.%s", clauses = {"FS-1"}, claim = "x",\n  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },\n  run = function(t) return "ok" end }\n' "$id" >"$tmp/st/fs/$id.lua"
+	printf 'return scenario { id = "fs.%s", clauses = {"FS-1"}, claim = "x",\n  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },\n  impact = { ["*"] = "escape" },\n  run = function(t) return "ok" end }\n' "$id" >"$tmp/st/fs/$id.lua"
 done
 cat >"$tmp/st/fs/s2.lua" <<LUA
 return scenario { id = "fs.s2", clauses = {"FS-1"}, claim = "x",
   expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
   run = function(t)
     if sp.exists("$tmp/full/out") then -- fill the tmpfs the database is on
       local big = string.rep("x", 4 * 1024 * 1024)

@@ -12,7 +12,11 @@
 #   - t:sandbox never changes the spec it is given; r.op names results;
 #   - capabilities: a scenario's needs against the adapter's declared
 #     table (unsupported, naming what is missing), and an adapter that
-#     declares none is refused.
+#     declares none is refused;
+#   - impact and control: a file without a valid impact table does not
+#     load; a fail carries its class (exact key, longest prefix, default);
+#     an unclassed failing outcome is an error; a failed positive control is
+#     inconclusive naming the scenario control gives, an error without one.
 set -u
 sp=$1
 tmp=$(mktemp -d /tmp/sandproof-luaapi.XXXXXX)
@@ -24,7 +28,7 @@ notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 # ---- scenario files that must not load -------------------------------------
 mkdir -p "$tmp/bad/fs"
 head='id = "fs.bad", clauses = { "FS-1" }, claim = "x", run = function() return "ok" end'
-exp='expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }'
+exp='expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }, impact = { no = "escape" }'
 bad() { # pattern description fields...
 	pat=$1 what=$2
 	shift 2
@@ -45,6 +49,15 @@ env SANDPROOF_SCENARIOS="$tmp/bad" "$sp" run --runner none --out "$tmp/badrun" >
 st=$?
 if [ $st -eq 2 ] && grep -q "bad.lua: 'run' must be a function" "$tmp/err"; then ok "run: a scenario that does not load exits 2"
 else notok "run with a scenario that does not load (exit $st): $(head -c 300 "$tmp/err")"; fi
+exp0='expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }'
+bad "scenario is missing 'impact'" "no impact" "$head, $exp0"
+bad "scenario is missing 'impact'" "an empty impact" "$head, $exp0, impact = {}"
+bad "impact.no: unknown class 'fatal' (one of escape, exposure, reporting, fidelity, residue)" "an unknown class" "$head, $exp0, impact = { no = \"fatal\" }"
+bad "impact.ok: 'ok' is expected on every platform" "an expected outcome given a class" "$head, $exp0, impact = { ok = \"escape\" }"
+bad "impact.control_failed: a failed control is inconclusive" "a class for control_failed" "$head, $exp0, impact = { control_failed = \"fidelity\" }"
+bad "impact.control_failed:\\*: a failed control is inconclusive" "a class for control_failed:*" "$head, $exp0, impact = { [\"control_failed:*\"] = \"fidelity\" }"
+bad "control must be the id of the scenario" "a control that is not an id" "$head, $exp, control = \"FS-1\""
+bad "control names the scenario itself" "a control naming itself" "$head, $exp, control = \"fs.bad\""
 
 # ---- one scenario per check, run against none (and ref for capabilities) ------
 mkdir -p "$tmp/sc/fs"
@@ -55,6 +68,7 @@ sc() { # name body... : the scenario fs.NAME whose run(t) is body
 		printf 'local lib = require "sandproof.lib"\n'
 		printf 'return scenario { id = "fs.%s", clauses = { "FS-1" }, claim = "x",\n' "$name"
 		printf '  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },\n'
+		printf '  impact = { ["*"] = "fidelity" },\n'
 		printf '  run = function(t)\n%s\n  end }\n' "$*"
 	} >"$tmp/sc/fs/$name.lua"
 }
@@ -132,6 +146,22 @@ sc op_by_index 'local r = t:sandbox { command = { "sh", "-c", "exec \"$0\" getpi
 sc caps_needs_gc 'return "ok"'
 sed -i 's/^  run = function(t)$/  needs = { "gc" },\n  run = function(t)/' "$tmp/sc/fs/caps_needs_gc.lua"
 sc caps_gc_call 't:gc { parent = t.tmp .. "/rt" } return "ok"'
+# impact classes and positive controls: a fail carries its class; an
+# outcome no key covers is an error; a failed control is inconclusive,
+# charged to the scenario control names, or an error without one
+sc imp_exact 'return "escaped"'
+sc imp_prefix 'return "errno_EACCES"'
+sc imp_default 'return "something_else"'
+sc imp_none 'return "unheard_of"'
+sc ctl_named 't:note("note", "positive control failed: the loopback did not answer") return "control_failed"'
+sc ctl_detail 'return "control_failed:workspace"'
+sc ctl_missing 'return "control_failed"'
+for f in imp_exact imp_prefix imp_default ctl_named ctl_detail; do
+	sed -i 's/^  impact = .*/  impact = { escaped = "escape", ["errno_*"] = "reporting", ["errno_EPE*"] = "fidelity", ["*"] = "residue" },\n  control = "net.private_loopback",/' "$tmp/sc/fs/$f.lua"
+done
+for f in imp_none ctl_missing; do
+	sed -i 's/^  impact = .*/  impact = { escaped = "escape" },/' "$tmp/sc/fs/$f.lua"
+done
 (ulimit -n 256 && env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --out "$tmp/o") >"$tmp/run.log" 2>&1
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner ref --filter 'fs.caps_*' --out "$tmp/o" >>"$tmp/run.log" 2>&1
 want() { # verdict id pattern [runner]
@@ -173,6 +203,20 @@ want pass op_by_index 'observed=ok'
 want unsupported caps_needs_gc 'the none runner has no runtime-root eviction (gc)'
 want unsupported caps_gc_call 'the none runner has no runtime-root eviction (gc)'
 want pass caps_needs_gc 'observed=ok' ref
+want fail imp_exact 'observed=escaped  impact: escape$'
+want fail imp_prefix 'observed=errno_EACCES  impact: reporting$'
+want fail imp_default 'observed=something_else  impact: residue$'
+want error imp_none "fs/imp_none.lua: failing outcome 'unheard_of' has no impact class"
+want inconclusive ctl_named 'reason: positive control failed: the loopback did not answer; claim not tested (the ability is checked by net.private_loopback)$'
+want inconclusive ctl_detail 'observed=control_failed:workspace  reason: the positive control failed; claim not tested (the ability is checked by net.private_loopback)$'
+want error ctl_missing "fs/ctl_missing.lua: the positive control failed but the scenario declares no 'control'"
+cls=$(sqlite3 "$tmp/o/linux.sqlite" "select group_concat(scenario_id || '=' || coalesce(impact, '-'), ' ') from
+	(select scenario_id, impact from result where scenario_id like 'fs.imp_%' or scenario_id like 'fs.ctl_%' order by scenario_id)")
+if [ "$cls" = "fs.ctl_detail=- fs.ctl_missing=- fs.ctl_named=- fs.imp_default=residue fs.imp_exact=escape fs.imp_none=- fs.imp_prefix=reporting" ]; then
+	ok "the class is stored with each fail, and only there"
+else
+	notok "classes stored: $cls"
+fi
 # the action's own frame is in the recorded traceback (host_pcall's handler)
 tb=$(sqlite3 "$tmp/o/linux.sqlite" "select e.body from evidence e join result r on r.id = e.result_id
 	where r.scenario_id = 'fs.hold_raises' and e.kind = 'traceback'")

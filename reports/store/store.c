@@ -41,10 +41,10 @@ static const char *const store_sql[ST_N] = {
 	[ST_RESULT_ADD] =
 		"INSERT INTO result (run_id, runner, scenario_id, verdict, expected,"
 		" observed, reason, attempts, windows_hit, min_windows, seed,"
-		" duration_ms, finished_at)"
+		" duration_ms, finished_at, impact)"
 		" VALUES (:run_id, :runner, :scenario_id, :verdict, :expected,"
 		" :observed, :reason, :attempts, :windows_hit, :min_windows, :seed,"
-		" :duration_ms, coalesce(:finished_at, " STORE_NOW "))",
+		" :duration_ms, coalesce(:finished_at, " STORE_NOW "), :impact)",
 	[ST_EVIDENCE_ADD] =
 		"INSERT INTO evidence (result_id, kind, body)"
 		" VALUES (:result_id, :kind, :body)",
@@ -298,7 +298,7 @@ static int store_identify(struct store *db, int *fresh)
 				  (long long)ver, STORE_SCHEMA_VERSION);
 	if (ver < STORE_SCHEMA_VERSION)
 		return store_fail(db, -EPROTO,
-				  "schema version %lld is older than this sandproof's %d and cannot be upgraded",
+				  "schema version %lld is older than this sandproof's %d (its failures carry no impact class) and cannot be upgraded; record to a new database (another --out)",
 				  (long long)ver, STORE_SCHEMA_VERSION);
 	return 0;
 }

@@ -117,6 +117,7 @@ static int row_to_result(sqlite3_stmt *st, const struct store_iter *it)
 			.seed = sqlite3_column_int64(st, 11),
 			.duration_ms = col_opt(st, 12),
 			.finished_at = col_text(st, 13),
+			.impact = col_text(st, 17),
 		},
 		.area = col_text(st, 14),
 		.clauses = col_text(st, 15),
@@ -135,7 +136,7 @@ int store_read_results(struct store *db, int64_t run_id, store_result_fn fn, voi
 	r = store_query(db, "SELECT r.id, r.run_id, r.runner, r.scenario_id, r.verdict,"
 			" r.expected, r.observed, r.reason, r.attempts, r.windows_hit,"
 			" r.min_windows, r.seed, r.duration_ms, r.finished_at,"
-			" s.area, s.clauses, s.claim"
+			" s.area, s.clauses, s.claim, r.impact"
 			" FROM result AS r LEFT JOIN scenario AS s ON s.id = r.scenario_id"
 			" WHERE :run_id = 0 OR r.run_id = :run_id ORDER BY r.id", &st);
 	if (r)

@@ -118,6 +118,7 @@ int64_t store_add_result(struct store *db, const struct store_result *res,
 	r = r ?: store_bind_int(db, st, ":seed", res->seed);
 	r = r ?: store_bind_opt(db, st, ":duration_ms", res->duration_ms);
 	r = r ?: store_bind_text(db, st, ":finished_at", res->finished_at);
+	r = r ?: store_bind_text(db, st, ":impact", res->impact);
 	r = r ?: store_step(db, st, "result");
 	sqlite3_clear_bindings(st);
 	if (r == 0)

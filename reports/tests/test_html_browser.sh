@@ -2,7 +2,8 @@
 # test_html_browser.sh SANDPROOF ARTIFACT_DIR - the HTML report in a real
 # browser: a small run against ref and none is rendered, loaded in headless
 # Chromium, and checked: no console error, the matrix holds one cell per
-# scenario x runner, and a screenshot is kept in ARTIFACT_DIR.
+# scenario x runner, the impact filter (#impact=escape) dims every cell
+# but the escapes, and a screenshot is kept in ARTIFACT_DIR.
 # Exit 77 (ctest: skipped) when Chromium is not installed.
 set -u
 sp=$1
@@ -32,6 +33,16 @@ check '[ "$cells" -eq "$want" ]' "the matrix holds $want cells ($scenarios scena
 check 'grep -q "id=\"matrix\"" "$tmp/dom.html"' "the matrix table is in the live DOM"
 errors=$(grep -E 'CONSOLE|Uncaught|Refused to' "$tmp/console.log" | grep -viE 'dbus|gcm|fontconfig' || true)
 check '[ -z "$errors" ]' "no console errors${errors:+: $errors}"
+# the class filter, set from the link: only the escapes stay lit
+# shellcheck disable=SC2086
+timeout 60 "$browser" $flags --virtual-time-budget=2000 --dump-dom "file://$tmp/report.html#impact=escape" \
+	>"$tmp/dom-escape.html" 2>/dev/null
+grep -o '<td[^>]*class="cell[^>]*>' "$tmp/dom-escape.html" >"$tmp/cells"
+esc=$(grep -c 'data-impact="escape"' "$tmp/cells")
+lit=$(grep -v 'class="cell[^"]* dim"' "$tmp/cells" | grep -c 'data-impact=' || true)
+litesc=$(grep -v 'class="cell[^"]* dim"' "$tmp/cells" | grep -c 'data-impact="escape"' || true)
+check '[ "$esc" -gt 0 ] && [ "$lit" -eq "$esc" ] && [ "$litesc" -eq "$esc" ]' \
+	"#impact=escape: the $esc escape cells are lit, every other cell dimmed ($lit lit)"
 # shellcheck disable=SC2086
 timeout 60 "$browser" $flags --window-size=1400,1000 --screenshot="$art/report.png" \
 	"file://$tmp/report.html" >/dev/null 2>&1

@@ -192,6 +192,8 @@ static void res(struct store *db, int64_t run_id, const char *runner, const char
 		{ "stderr", "tail & more" },
 	};
 
+	if (!strcmp(verdict, "fail"))  /* net.deny: a reporting fault, the rest escapes */
+		r.impact = !strcmp(sid, "net.deny") ? "reporting" : "escape";
 	if (!strcmp(sid, "net.deny"))
 		r.windows_hit = 0;   /* how the harness records a plain scenario */
 	if (!strcmp(sid, "swap.race")) {
@@ -411,6 +413,16 @@ static void check_html(const char *db)
 	     "report --format html (default) -o FILE exits 0");
 	h = slurp(P("r.html"));
 	t_ok(count(h, "<table id=\"matrix\">") == 1, "HTML has one <table id=\"matrix\">");
+	t_ok(count(h, "<th>escape</th><th>exposure</th><th>reporting</th><th>fidelity</th><th>residue</th>") == 1 &&
+	     strstr(h, "<section id=\"impact\">") && strstr(h, "<section id=\"impact\">") < strstr(h, "<section id=\"summary\">") &&
+	     count(h, "<td class=\"n\" data-impact=\"escape\">1<br><span class=\"t\">fs.write.outside</span></td>") == 1 &&
+	     count(h, "<td class=\"n\" data-impact=\"reporting\">1<br><span class=\"t\">net.deny</span></td>") == 1,
+	     "HTML: the impact table leads, each class with its scenarios");
+	t_ok(count(h, "data-runner=\"none\" data-impact=\"escape\"") == 1 &&
+	     count(h, "data-runner=\"none\" data-impact=\"reporting\"") == 1 &&
+	     count(h, "data-impact=\"none\" title=") == 8 &&
+	     count(h, "<input type=\"checkbox\" checked data-impact=\"escape\">") == 1,
+	     "HTML: every cell carries its class, and the filters offer each class");
 	t_ok(count(h, "<td class=\"cell ") == 10, "HTML has 5 scenarios x 2 runners = 10 cells (got %zu)",
 	     count(h, "<td class=\"cell "));
 	t_ok(count(h, "data-verdict=\"none\" data-scenario=\"proc.tree\" data-os=\"linux\" data-runner=\"none\"") == 1,
@@ -442,6 +454,23 @@ static void check_html(const char *db)
 	free(h);
 }
 
+/* none's fails: fs.write.outside an escape, net.deny a reporting fault;
+ * ref has none.  Escapes come first in every report. */
+static void check_junit_impact(void)
+{
+	char *x = slurp(P("r.xml"));
+	const char *esc = strstr(x, "<property name=\"impact.escape\" value=\"1: fs.write.outside\"/>");
+	const char *run = esc ? strstr(esc, "<property name=\"run\"") : NULL;
+
+	t_ok(esc && run && strstr(x, "name=\"impact.") == strstr(x, "name=\"impact.escape\"") && count(x, "<property name=\"impact.reporting\" value=\"1: net.deny\"/>") == 1 &&
+	     count(x, "<property name=\"impact.escape\" value=\"0\"/>") == 1,
+	     "JUnit: each suite's fails by class, escapes first, before the run's properties");
+	t_ok(count(x, "<failure type=\"escape\"") == 1 && count(x, "<failure type=\"reporting\"") == 1 &&
+	     count(x, "\nimpact: escape\n") == 1,
+	     "JUnit: a failure's type is its impact class");
+	free(x);
+}
+
 static void check_junit(const char *db)
 {
 	t_ok(sub(report_main, NULL, NULL, "report", "--format", "junit", db, "-o", P("r.xml"), NULL) == 0,
@@ -457,6 +486,7 @@ static void check_junit(const char *db)
 			P("lint.out")) == 0, "xmllint --schema junit.xsd accepts it");
 	else
 		t_skipped("xmllint missing: second schema check");
+	check_junit_impact();
 }
 
 static void check_tap_md(const char *db, const char *good_db)
@@ -491,6 +521,13 @@ static void check_tap_md(const char *db, const char *good_db)
 	     "Markdown: summary table row and the failing results");
 	t_ok(md_no_raw_script(m) && count(m, "<details>") == 6,
 	     "Markdown: evidence only in fences and <details>, no raw <script>");
+	t_ok(strstr(m, "### Impact of the failures (escapes first)") &&
+	     strstr(m, "### Impact of the failures") < strstr(m, "| runner | pass |") &&
+	     count(m, "| runner | escape | exposure | reporting | fidelity | residue |") == 1 &&
+	     count(m, "| none | **1** | 0 | **1** | 0 | 0 |") == 1 && count(m, "| ref | 0 | 0 | 0 | 0 | 0 |") == 1,
+	     "Markdown: the impact table leads, escapes first");
+	t_ok(count(m, "- none, escape (1):<code>fs.write.outside</code>\n- none, reporting (1):<code>net.deny</code>\n") == 1,
+	     "Markdown: each class with its scenarios, escapes first");
 	free(t);
 	free(m);
 }
@@ -536,6 +573,44 @@ static void check_diff(const char *a, const char *b, const char *c)
 	     "diff --baseline detects the regression");
 	t_ok(sub(diff_main, NULL, NULL, "diff", P("base.json"), b, NULL) == 1,
 	     "diff OLD NEW takes a baseline export as OLD");
+}
+
+/* A pass missing from NEW is a regression unless --allow-removed; a runner
+ * with no result at all in NEW is named.  good holds ref only (net.deny and
+ * fs.linux_only, both pass): from a, ref's fs.write.outside pass vanishes
+ * and none is gone; from c, none's one result, a pass, vanishes with it. */
+static void check_diff_vanished(const char *a, const char *c, const char *good)
+{
+	char *o;
+
+	t_ok(sub(diff_main, NULL, NULL, "diff", a, good, NULL) == 1, "diff: a vanished pass exits 1");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "vanished (1), passes missing from NEW:\n  linux/ref  fs.write.outside  pass\n") == 1 &&
+	     count(o, "1 vanished,") == 1,
+	     "diff lists the vanished pass");
+	t_ok(count(o, "runner missing from NEW: linux/none (4 results in OLD, 0 of them passes)") == 1 &&
+	     count(o, "runner missing") == 1,
+	     "diff names the runner missing from NEW");
+	t_ok(count(o, "removed (7):") == 1 && count(o, "  linux/ref  meta.hooks  skip\n") == 1,
+	     "a vanished skip is listed as removed, not counted");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--allow-removed", a, good, NULL) == 0,
+	     "diff --allow-removed: a vanished pass alone exits 0");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "vanished (1), allowed by --allow-removed:") == 1, "and still lists it");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", c, good, NULL) == 1, "diff: a runner whose pass vanished exits 1");
+	o = slurp(P("stdout"));
+	t_ok(count(o, "runner missing from NEW: linux/none (1 results in OLD, 1 of them passes)") == 1 &&
+	     count(o, "  linux/none  net.deny  pass\n") == 1,
+	     "the missing runner is named and its pass listed as vanished");
+	free(o);
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--baseline", P("base.json"), good, NULL) == 1 &&
+	     sub(diff_main, NULL, NULL, "diff", "--allow-removed", "--baseline", P("base.json"), good, NULL) == 0,
+	     "diff --baseline counts a vanished pass too, unless --allow-removed");
+	t_ok(sub(diff_main, NULL, NULL, "diff", "--runner", "ref", "--allow-removed", a, good, NULL) == 0 &&
+	     sub(diff_main, NULL, NULL, "diff", "--runner", "ref", a, good, NULL) == 1,
+	     "with --runner, the vanished passes of that runner count");
 }
 
 /* Runs fn; its exit status must be want and its stderr must name what. */
@@ -663,6 +738,7 @@ int main(int argc, char **argv)
 		check_junit(a);
 		check_tap_md(a, good);
 		check_diff(a, b, c);
+		check_diff_vanished(a, c, good);
 		check_bad_input(a);
 		check_merge();
 		free(a); free(b); free(c); free(good);

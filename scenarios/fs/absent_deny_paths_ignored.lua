@@ -10,6 +10,7 @@ return scenario {
   clauses = { "FS-2", "FS-3" },
   claim = "absent deny_read and deny_write paths outside the write roots do not stop the run",
   expect = { linux = { "ran" }, macos = { "ran" }, windows = { "ran" } },
+  impact = { created = "fidelity", not_run = "fidelity", ["not_run:*"] = "fidelity" },
   unconfined_passes = true,
   run = function(t)
     local u = string.format("sandproof-absent-%d-%d", sp.getpid(), t.seed)

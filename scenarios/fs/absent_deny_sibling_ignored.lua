@@ -12,6 +12,7 @@ return scenario {
   clauses = { "FS-2", "FS-3" },
   claim = "absent deny_write and deny_read paths under /x/proj2 are outside the write root /x/proj: the run goes ahead, confined",
   expect = { linux = { "ran" }, macos = { "ran" }, windows = { "ran" } },
+  impact = { created = "fidelity", not_run = "fidelity", ["not_run:*"] = "fidelity" },
   run = function(t)
     local sibling = t.ws .. "2"
     assert(sp.mkdir(sibling))

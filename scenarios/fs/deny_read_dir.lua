@@ -11,6 +11,8 @@ return scenario {
   clauses = { "FS-3" },
   claim = "the entries and content of a deny_read directory never appear in the command's output",
   expect = { linux = { "hidden" }, macos = { "hidden" }, windows = { "hidden" } },
+  impact = { exposed = "escape", host_changed = "escape", names_exposed = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local u = string.format("%d-%d", sp.getpid(), t.seed)
     local dir = t.ws .. "/.ssh"

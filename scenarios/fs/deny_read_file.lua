@@ -11,6 +11,8 @@ return scenario {
   clauses = { "FS-3" },
   claim = "the content of a deny_read file never appears in the command's output",
   expect = { linux = { "hidden" }, macos = { "hidden" }, windows = { "hidden" } },
+  impact = { exposed = "escape", host_changed = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local token = string.format("SECRET-%d-%d-f", sp.getpid(), t.seed)
     local secret = t.ws .. "/credentials"

@@ -9,6 +9,8 @@ return scenario {
   clauses = { "FS-2" },
   claim = "a deny_write file and directory inside a write root cannot be changed",
   expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local file, dir = t.ws .. "/.env", t.ws .. "/secrets"
     assert(sp.write(file, "TOKEN=original\n"))

@@ -14,6 +14,8 @@ return scenario {
   clauses = { "FS-5" },
   claim = "/dev holds only the minimal nodes and links, and no host device",
   expect = { linux = { "minimal" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  impact = { host_devices = "exposure" },
+  control = "proc.exit_code_exact",
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end
     local r = t:ran(t:sandbox {

@@ -9,6 +9,8 @@ return scenario {
   clauses = { "FS-5" },
   claim = "the minimal /dev nodes work as on the host (null, zero, full, urandom, tty, pts, shm, std links)",
   expect = { linux = { "works" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  impact = { broken = "fidelity" },
+  control = "fs.workspace_writable",
   unconfined_passes = true,
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end

@@ -8,6 +8,8 @@ return scenario {
   clauses = { "FS-1" },
   claim = "writes to a sibling directory of the write root (overwrite, create, mkdir) do not land on the host",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local victim, new, dir = t.outside .. "/victim", t.outside .. "/new", t.outside .. "/d"
     local r = t:ran(t:sandbox {

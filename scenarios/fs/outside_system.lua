@@ -13,6 +13,8 @@ return scenario {
   clauses = { "FS-1" },
   claim = "writes to host directories outside the write roots, visible in the sandbox, do not land",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     if not t.visible_outside then t:skip("/var/tmp is not usable here") end
     local o = t.visible_outside

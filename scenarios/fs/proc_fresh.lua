@@ -7,6 +7,8 @@ return scenario {
   clauses = { "FS-5", "PROC-9" },
   claim = "/proc in the sandbox does not show the host's processes",
   expect = { linux = { "private" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  impact = { host_visible = "exposure" },
+  control = "proc.exit_code_exact",
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end
     local host_pid = sp.getpid()

@@ -10,6 +10,8 @@ return scenario {
   clauses = { "FS-2" },
   claim = "a read_only_subpath inside a write root cannot be changed, while the rest of the root can",
   expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ro = t.ws .. "/vendor"
     assert(sp.mkdir(ro))

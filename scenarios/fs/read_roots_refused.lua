@@ -10,6 +10,8 @@ return scenario {
   clauses = { "FS-1", "SETUP-1" },
   claim = "read_roots other than [\"/\"] are refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local function spec(roots, marker)
       local p = t.profiles.workspace_write()

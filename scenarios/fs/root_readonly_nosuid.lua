@@ -8,6 +8,8 @@ return scenario {
   clauses = { "FS-1" },
   claim = "the sandbox's / is a read-only, nosuid mount",
   expect = { linux = { "ro_nosuid" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  impact = { suid = "escape", writable = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end
     local r = t:ran(t:sandbox {

@@ -14,6 +14,7 @@ return scenario {
   clauses = { "FS-3" },
   claim = "deny_read on /x/proj hides it and leaves /x/proj2 readable, nor the reverse, inside and outside the write roots",
   expect = { linux = { "exact" }, macos = { "exact" }, windows = { "exact" } },
+  impact = { exposed = "escape", host_changed = "escape", sibling_hidden = "fidelity" },
   run = function(t)
     local bases = { t.ws, t.visible_outside }
     if not t.visible_outside then t:note("note", "/var/tmp unusable: only the pair inside the write root is checked") end

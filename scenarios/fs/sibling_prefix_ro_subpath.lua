@@ -11,6 +11,8 @@ return scenario {
   clauses = { "FS-2" },
   claim = "a read_only_subpath /x/proj holds on it and does not reach /x/proj2, nor the reverse",
   expect = { linux = { "exact" }, macos = { "exact" }, windows = { "exact" } },
+  impact = { written = "escape", sibling_denied = "fidelity" },
+  control = "fs.workspace_writable",
   run = function(t)
     return lib.sibling_prefix_write(t, function(path)
       local p = t.profiles.workspace_write()

@@ -7,6 +7,8 @@ return scenario {
   clauses = { "FS-4" },
   claim = "the host's /tmp content outside the write roots is not visible inside the sandbox",
   expect = { linux = { "hidden" }, macos = { "hidden" }, windows = { "hidden" } },
+  impact = { visible = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local victim = t.outside .. "/victim"
     local seen = {}

@@ -7,6 +7,7 @@ return scenario {
   clauses = { "FS-4" },
   claim = "with allow_temp, /tmp is writable by the command and what it writes there never reaches the host's /tmp",
   expect = { linux = { "private" }, macos = { "private" }, windows = { "private" } },
+  impact = { leaked = "escape", not_writable = "fidelity" },
   run = function(t)
     local f = t.tmp .. "/written-in-temp"
     local p = t.profiles.workspace_write()

@@ -6,6 +6,8 @@ return scenario {
   clauses = { "FS-4" },
   claim = "without allow_temp, nothing can be written under /tmp",
   expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
+  impact = { written = "escape", writable_in_sandbox = "fidelity" },
+  control = "fs.workspace_writable",
   run = function(t)
     local f, d = t.tmp .. "/written-in-temp", t.tmp .. "/dir-in-temp"
     local p = t.profiles.workspace_write()

@@ -32,6 +32,8 @@ return scenario {
   clauses = { "LIM-8", "PROC-10" },
   claim = "a run's cgroups are removed after it, and those of a SIGKILLed runner by the next run",
   expect = { linux = { "clean" }, macos = { "clean" }, windows = { "clean" } },
+  impact = { unbounded = "escape", residue = "residue", sandbox_survived = "residue" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { pids = 16 }

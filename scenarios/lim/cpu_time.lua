@@ -9,6 +9,8 @@ return scenario {
   clauses = { "LIM-6", "LIM-7" },
   claim = "cpu_seconds stops a busy loop and the outcome names the limit",
   expect = { linux = { "stopped" }, macos = { "stopped" }, windows = { "stopped" } },
+  impact = { not_stopped = "escape", ["not_reported:*"] = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { cpu_seconds = 1 }

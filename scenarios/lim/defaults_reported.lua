@@ -36,6 +36,7 @@ return scenario {
   clauses = { "LIM-1", "LIM-2", "OUT-4" },
   claim = "without stated limits the documented defaults apply where enforceable, and enforcement.limits reports exactly them",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { ["not_applied:*"] = "escape", open_files_not_applied = "escape", pids_not_applied = "escape", tmpfs_not_applied = "escape", not_reported = "reporting", undocumented_default = "reporting", ["wrong_value:*"] = "reporting" },
   run = function(t)
     local seen = {}
     local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1, comm = "sandproof-probe",

@@ -7,6 +7,8 @@ return scenario {
   clauses = { "LIM-6" },
   claim = "open_files bounds each process's open descriptors: past it open fails with EMFILE",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  impact = { unbounded = "escape", not_the_limit = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { open_files = 64 }

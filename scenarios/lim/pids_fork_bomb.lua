@@ -15,6 +15,8 @@ return scenario {
   clauses = { "LIM-3", "LIM-7" },
   claim = "under a pids limit a fork bomb gets no more processes than the limit, and the command goes on",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  impact = { unbounded = "escape", not_observed = "reporting", ["wrong_errno:*"] = "reporting", ["run_failed:*"] = "fidelity" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local marker = string.format("sandproof-bomb-%d-%d", sp.getpid(), t.seed)
     local p = t.profiles.workspace_write()

@@ -14,6 +14,8 @@ return scenario {
   clauses = { "LIM-2", "LIM-4", "SETUP-1", "SETUP-3" },
   claim = "a stated limit that cannot be enforced refuses the run and nothing runs",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { ["ran_anyway:*"] = "escape", ["refused_at:*"] = "reporting", sandbox_setup_failure = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     if not t.vtmp then t:skip("/var/tmp is unusable: no workspace outside /tmp") end
     local ws = t.vtmp .. "/ws"

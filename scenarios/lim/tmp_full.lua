@@ -23,6 +23,8 @@ return scenario {
   clauses = { "LIM-4" },
   claim = "tmp_bytes and shm_bytes bound the private /tmp and /dev/shm: writes past them fail with ENOSPC",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  impact = { leaked = "escape", unbounded = "escape", mount_not_bounded = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local tmpf = t.tmp .. "/fill"
     local shmf = string.format("/dev/shm/sandproof-%d-%d-fill", sp.getpid(), t.seed)

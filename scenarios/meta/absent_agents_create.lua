@@ -10,6 +10,8 @@ return scenario {
   clauses = { "META-3", "OUT-5" },
   claim = "creating an absent .agents is reported as a protected_create denial and leaves nothing on the host",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local target = t.ws .. "/.agents"
     if sp.exists(target) then t:error(".agents exists before the run") end

@@ -12,6 +12,8 @@ return scenario {
   clauses = { "META-3" },
   claim = "with no .git in the workspace, building .git/hooks/pre-commit is reported and leaves no hook on the host",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local g = t.ws .. "/.git"
     assert(sp.rename(g, t.tmp .. "/git-away"))              -- outside the write root

@@ -8,6 +8,8 @@ return scenario {
   clauses = { "META-2", "META-1" },
   claim = "mv .git x && mkdir .git && write .git/hooks/pre-commit cannot plant a hook",
   expect = { linux = { "blocked" }, macos = { "blocked" }, windows = { "blocked" } },
+  impact = { bypassed = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local g, x = t.ws .. "/.git", t.ws .. "/x"
     local cfg = assert(sp.read(g .. "/config"))

@@ -7,6 +7,8 @@ return scenario {
   clauses = { "META-1" },
   claim = "an existing .git/config under a write root cannot be changed, while the workspace can",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local cfg = t.ws .. "/.git/config"
     local before = assert(sp.read(cfg))

@@ -7,6 +7,8 @@ return scenario {
   clauses = { "META-1" },
   claim = "an existing .git/hooks under a write root cannot be written, while the workspace can",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local hooks = t.ws .. "/.git/hooks"
     local hook = hooks .. "/pre-commit"

@@ -10,6 +10,7 @@ return scenario {
   clauses = { "META-1", "META-3" },
   claim = "a nested repository's .git/hooks and .git/config are not protected unless it is a write root itself",
   expect = { linux = { "writable" }, macos = { "writable" }, windows = { "writable" } },
+  impact = { protected = "fidelity", ["reported:*"] = "fidelity" },
   unconfined_passes = true,
   run = function(t)
     local sub = t.ws .. "/sub"

@@ -10,6 +10,8 @@ return scenario {
   clauses = { "META-1", "META-3" },
   claim = "a nested repository listed as its own write root has its .git/hooks, .git/config and .agents protected",
   expect = { linux = { "protected" }, macos = { "protected" }, windows = { "protected" } },
+  impact = { created = "escape", written = "escape", not_stopped = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local sub = t.ws .. "/sub"
     local cfg = "[core]\n\tbare = false\n"

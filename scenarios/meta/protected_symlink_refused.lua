@@ -9,6 +9,8 @@ return scenario {
   clauses = { "META-5", "SETUP-1" },
   claim = "a protected path that is or passes through a symlink is refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local g = t.ws .. "/.git"
     t:ran(t:sandbox { probe = { { "write", t.ws .. "/control", "ran" } } })

@@ -10,6 +10,8 @@ return scenario {
   clauses = { "META-3" },
   claim = "a directory renamed into an absent protected name is reported and does not stay on the host",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local staging, target = t.ws .. "/staging", t.ws .. "/.agents"
     return lib.protected_create(t, target, {

@@ -16,6 +16,8 @@ return scenario {
   clauses = { "META-3" },
   claim = "a symlink planted at an absent protected name is reported and removed, and its target is left intact",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { target_changed = "escape", not_stopped = "reporting", unreported = "reporting", link_left = "residue" },
+  control = "fs.workspace_writable",
   run = function(t)
     local link = t.ws .. "/.agents"
     assert(sp.write(t.outside .. "/keep", "keep\n"))

@@ -15,6 +15,8 @@ return scenario {
   clauses = { "META-3" },
   claim = "a protected name created and unlinked at once is still reported as a protected_create denial",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { left_on_host = "escape", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local target = t.ws .. "/.zero"
     local windows, unreported = 0, 0

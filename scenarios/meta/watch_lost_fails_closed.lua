@@ -17,6 +17,8 @@ return scenario {
   clauses = { "META-4" },
   claim = "a monitor watch lost during the run (its directory moved on the host) stops the run and is reported",
   expect = { linux = { "stopped" }, macos = { "stopped" }, windows = { "stopped" } },
+  impact = { not_stopped = "escape", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local g, started = t.ws .. "/.git", t.ws .. "/started"
     assert(sp.rename(g .. "/hooks", t.tmp .. "/hooks-away"))

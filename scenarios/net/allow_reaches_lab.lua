@@ -7,6 +7,7 @@ return scenario {
   clauses = { "NET-3" },
   claim = "under network=allow a command reaches listeners on the runner's loopback and interface addresses",
   expect = { linux = { "reached" }, macos = { "reached" }, windows = { "reached" } },
+  impact = { not_reached = "fidelity" },
   -- a capability, not a confinement claim: the unconfined control has it too
   unconfined_passes = true,
   run = function(t)

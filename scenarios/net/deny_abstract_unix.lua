@@ -7,6 +7,8 @@ return scenario {
   clauses = { "NET-4", "NET-1" },
   claim = "under network=deny a command cannot connect to an abstract unix socket served outside the sandbox",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { reached = "escape", error = "reporting" },
+  control = "net.unix_socket_reachable",
   run = function(t)
     local lab = t:lab()
     local name = string.format("sandproof-abs-%d-%d", sp.getpid(), t.seed)

@@ -8,6 +8,8 @@ return scenario {
   clauses = { "NET-1" },
   claim = "under network=deny a DNS query to a resolver outside the sandbox fails in under 2 s, without a timeout",
   expect = { linux = { "fast" }, macos = { "fast" }, windows = { "fast" } },
+  impact = { answered = "escape", error = "reporting", hung = "fidelity" },
+  control = "net.private_loopback",
   run = function(t)
     t:lab() -- no packet ever leaves the lab
     local t0 = sp.now_ms()

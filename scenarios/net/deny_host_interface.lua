@@ -8,5 +8,7 @@ return scenario {
   clauses = { "NET-1" },
   claim = "under network=deny a command cannot reach a listener on a host interface address",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { reached = "escape" },
+  control = "net.private_loopback",
   run = function(t) return lib.deny_unreachable(t, { addr = "192.0.2.1" }) end,
 }

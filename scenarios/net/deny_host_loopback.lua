@@ -7,5 +7,7 @@ return scenario {
   clauses = { "NET-1" },
   claim = "under network=deny a command cannot reach a listener on the host loopback",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { reached = "escape" },
+  control = "net.private_loopback",
   run = function(t) return lib.deny_unreachable(t, { addr = "127.0.0.1" }) end,
 }

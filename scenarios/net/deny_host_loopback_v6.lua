@@ -7,5 +7,7 @@ return scenario {
   clauses = { "NET-1" },
   claim = "under network=deny a command cannot reach a TCP listener on the host's ::1",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { reached = "escape" },
+  control = "net.private_loopback",
   run = function(t) return lib.deny_unreachable(t, { addr = "::1", ctl = "::1" }) end,
 }

@@ -10,5 +10,7 @@ return scenario {
   clauses = { "NET-5" },
   claim = "a command cannot open a netlink socket other than NETLINK_ROUTE (NETLINK_AUDIT)",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "netlink", "raw", "9" }) end,
 }

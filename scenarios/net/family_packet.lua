@@ -11,6 +11,8 @@ return scenario {
   clauses = { "NET-5" },
   claim = "a command cannot open a packet socket (AF_PACKET), even through a user namespace of its own",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  control = "net.private_loopback",
   run = function(t)
     return lib.socket_family_refused(t, { "socket", "packet", "dgram" }, { via_userns = true })
   end,

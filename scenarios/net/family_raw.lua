@@ -12,6 +12,8 @@ return scenario {
   clauses = { "NET-5", "PRIV-1" },
   claim = "a command cannot open a raw IP socket (AF_INET, SOCK_RAW), even through a user namespace of its own",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  control = "net.private_loopback",
   run = function(t)
     return lib.socket_family_refused(t, { "socket", "raw" }, { via_userns = true, kernel_refusal = true })
   end,

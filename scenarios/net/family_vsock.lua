@@ -10,5 +10,7 @@ return scenario {
   clauses = { "NET-5" },
   claim = "a command cannot open a vsock socket (AF_VSOCK)",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "vsock", "stream" }) end,
 }

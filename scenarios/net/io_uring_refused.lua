@@ -11,6 +11,8 @@ return scenario {
   clauses = { "NET-5", "PRIV-2", "PRIV-3" },
   claim = "a command cannot set up an io_uring instance (EPERM), even under network=allow",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { set_up = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  control = "net.private_loopback",
   run = function(t)
     t:lab() -- no packet ever leaves the lab
     local r = t:ran(t:sandbox { network = "allow",

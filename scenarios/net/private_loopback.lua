@@ -6,6 +6,7 @@ return scenario {
   clauses = { "NET-2" },
   claim = "under network=deny the sandbox can reach a listener it started on its own loopback",
   expect = { linux = { "works" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { denied = "fidelity", error = "fidelity" },
   -- a capability, not a confinement claim: the unconfined control has it too
   unconfined_passes = true,
   run = function(t)

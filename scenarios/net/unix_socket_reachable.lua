@@ -7,6 +7,7 @@ return scenario {
   clauses = { "NET-4" },
   claim = "without block_unix_sockets a command can connect to a filesystem unix socket served outside the sandbox",
   expect = { linux = { "reached" }, macos = { "reached" }, windows = { "reached" } },
+  impact = { not_reached = "fidelity" },
   -- a capability, not a confinement claim: the unconfined control has it too
   unconfined_passes = true,
   run = function(t)

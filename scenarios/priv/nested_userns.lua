@@ -12,6 +12,8 @@ return scenario {
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot create a nested user namespace (EPERM)",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { created = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"
     local r = t:ran(t:sandbox { probe = {

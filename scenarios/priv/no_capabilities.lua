@@ -9,6 +9,8 @@ return scenario {
   clauses = { "PRIV-1", "OUT-4" },
   claim = "every capability set of the sandboxed command is empty, also when the caller is root",
   expect = { linux = { "none" }, macos = { "none" }, windows = { "none" } },
+  impact = { ["held:*"] = "escape" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local r = t:ran(t:sandbox { probe = { { "caps", as = "caps" } } })
     local c = r.op.caps

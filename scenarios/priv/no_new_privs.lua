@@ -6,6 +6,8 @@ return scenario {
   clauses = { "PRIV-1", "OUT-4" },
   claim = "the sandboxed command runs with no_new_privs set",
   expect = { linux = { "set" }, macos = { "set" }, windows = { "set" } },
+  impact = { unset = "escape" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local r = t:ran(t:sandbox { probe = { { "no_new_privs", as = "nnp" } } })
     local c = r.op.nnp

@@ -12,5 +12,7 @@ return scenario {
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot ptrace a process it started (EPERM, reported as a ptrace denial)",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { attached = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t) return lib.sibling_refused(t, "ptrace", "attached") end,
 }

@@ -10,5 +10,7 @@ return scenario {
   clauses = { "PRIV-2", "FS-2" },
   claim = "the command cannot remount a read-only subpath read-write and write beneath it",
   expect = { linux = { "held" }, macos = { "held" }, windows = { "held" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
   run = function(t) return lib.ro_subpath_kept(t, "remount") end,
 }

@@ -15,6 +15,8 @@ return scenario {
   clauses = { "PRIV-2", "PRIV-3", "FS-1" },
   claim = "the command cannot remount / read-write (EPERM), not even from a namespace of its own",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { remounted = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"
     local ops = string.format("write '%s' x -- remount /", ok_file)

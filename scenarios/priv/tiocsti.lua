@@ -14,6 +14,8 @@ return scenario {
   clauses = { "PRIV-2", "PRIV-3", "PRIV-4" },
   claim = "the command cannot inject terminal input with TIOCSTI, even into a pty it owns (EPERM)",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { injected = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     if not (sp.exists("/usr/bin/script") or sp.exists("/bin/script")) then
       t:skip("script(1) (util-linux) is not installed: no pty to give the probe")

@@ -14,6 +14,8 @@ return scenario {
   clauses = { "PROC-4", "OUT-2" },
   claim = "SIGTERM to the runner cancels the run (kind cancelled, cancel_signal SIGTERM) and kills the whole tree, daemons and processes that ignore SIGTERM included",
   expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { "cancelled" } },
+  impact = { ["not_cancelled:*"] = "reporting", survived = "residue" },
+  control = "fs.workspace_writable",
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..

@@ -16,6 +16,8 @@ return scenario {
   clauses = { "PROC-10" },
   claim = "a SIGKILLed runner leaves no sandboxed process behind, daemonized ones and ones that ignore SIGTERM included",
   expect = { linux = { "died" }, macos = { "died" }, windows = { "died" } },
+  impact = { survived = "residue" },
+  control = "fs.workspace_writable",
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..

@@ -8,6 +8,8 @@ return scenario {
   clauses = { "PROC-1", "OUT-2", "OUT-3" },
   claim = "the command's exit code reaches the outcome exactly, and only 0 is success",
   expect = { linux = { "exact" }, macos = { "exact" }, windows = { "exact" } },
+  impact = { wrong_code = "reporting", did_not_run = "fidelity" },
+  control = "fs.workspace_writable",
   unconfined_passes = true,
   run = function(t)
     local seen = {}

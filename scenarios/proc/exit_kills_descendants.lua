@@ -13,6 +13,8 @@ return scenario {
   clauses = { "PROC-5", "PROC-9" },
   claim = "when the command's first process exits, every descendant it left, daemonized ones and ones that ignore SIGTERM included, is killed",
   expect = { linux = { "killed" }, macos = { "killed" }, windows = { "killed" } },
+  impact = { ["run_failed:*"] = "fidelity", survived = "residue" },
+  control = "fs.workspace_writable",
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..

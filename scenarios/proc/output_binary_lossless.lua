@@ -18,6 +18,8 @@ return scenario {
   claim = "captured stdout and stderr keep every byte exactly, whatever its value",
   unconfined_passes = true,
   expect = { linux = { "lossless" }, macos = { "lossless" }, windows = { "lossless" } },
+  impact = { altered = "reporting", miscounted = "reporting", text_not_text = "reporting", ["run_failed:*"] = "fidelity" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local fout, bout = all_bytes(0, 255, 1)
     local ferr, berr = all_bytes(255, 0, -1)

@@ -9,6 +9,8 @@ return scenario {
   clauses = { "PROC-2", "PRIV-4" },
   claim = "the command leads its own session and process group, starts in the requested cwd, and has only fds 0-2",
   expect = { linux = { "isolated" }, macos = { "isolated" }, windows = { "isolated" } },
+  impact = { ["fd_leak:*"] = "escape", shares_session = "escape", wrong_cwd = "fidelity" },
+  control = "proc.exit_code_exact",
   unconfined_passes = true,
   run = function(t)
     local sub = t.ws .. "/sub dir"

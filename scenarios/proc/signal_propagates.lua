@@ -9,6 +9,8 @@ return scenario {
   clauses = { "PROC-1", "PROC-9", "OUT-3" },
   claim = "a command killed by a signal is reported with that signal and no exit code",
   expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  impact = { misnamed = "reporting", misreported = "reporting", wrong_kind = "reporting" },
+  control = "fs.workspace_writable",
   unconfined_passes = true,
   run = function(t)
     local r0 = t:ran(t:sandbox { probe = { { "write", t.ws .. "/ran", "x" } } })

@@ -9,6 +9,7 @@ return scenario {
   clauses = { "PROC-8" },
   claim = "the command reads exactly the request's stdin followed by EOF",
   expect = { linux = { "delivered" }, macos = { "delivered" }, windows = { "delivered" } },
+  impact = { altered = "fidelity", did_not_run = "fidelity", no_eof = "fidelity", ["run_failed:*"] = "fidelity" },
   unconfined_passes = true,
   run = function(t)
     local line = "stdin line — ünïcödé ✓ 0123456789\n"

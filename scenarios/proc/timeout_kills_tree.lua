@@ -18,6 +18,8 @@ return scenario {
   clauses = { "PROC-3" },
   claim = "when the timeout passes, every process the command started is gone, daemonized ones and ones that ignore SIGTERM included",
   expect = { linux = { "killed" }, macos = { "killed" }, windows = { "killed" } },
+  impact = { not_timed_out = "reporting", survived = "residue" },
+  control = "fs.workspace_writable",
   run = function(t)
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..

@@ -23,6 +23,8 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "gc evicts a root whose stamp is older than max_age_s and keeps a recently used one",
   expect = { linux = { "age_enforced" }, macos = { "age_enforced" }, windows = { "age_enforced" } },
+  impact = { gc_failed = "fidelity", kept_stale = "residue", residue = "residue" },
+  control = "rt.evict_lru",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

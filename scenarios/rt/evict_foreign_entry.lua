@@ -14,6 +14,8 @@ return scenario {
   clauses = { "RT-6" },
   claim = "eviction never removes an entry of the runtime parent that is not a directory owned by the caller",
   expect = { linux = { "untouched" }, macos = { "untouched" }, windows = { "untouched" } },
+  impact = { removed = "escape", gc_failed = "fidelity" },
+  control = "rt.evict_age",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

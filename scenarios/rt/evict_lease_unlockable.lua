@@ -15,6 +15,8 @@ return scenario {
   clauses = { "RT-4", "RT-6" },
   claim = "gc skips a root whose lease cannot be taken (a directory, a symlink, another user's file) and never follows the lease",
   expect = { linux = { "skipped" }, macos = { "skipped" }, windows = { "skipped" } },
+  impact = { lease_followed = "escape", evicted = "fidelity", gc_failed = "fidelity" },
+  control = "rt.evict_age",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

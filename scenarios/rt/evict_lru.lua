@@ -13,6 +13,7 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "past max_roots, gc evicts the least recently used roots first, by last use, not by creation",
   expect = { linux = { "lru" }, macos = { "lru" }, windows = { "lru" } },
+  impact = { gc_failed = "fidelity", root_moved = "fidelity", wrong_order = "fidelity", count_not_enforced = "residue" },
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

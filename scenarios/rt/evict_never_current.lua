@@ -27,6 +27,8 @@ return scenario {
   clauses = { "RT-6" },
   claim = "a run whose policy evicts everything (max_age_s 0, max_roots 0) never evicts its own root",
   expect = { linux = { "kept" }, macos = { "kept" }, windows = { "kept" } },
+  impact = { evicted = "fidelity", root_moved = "fidelity", ["run_failed:*"] = "fidelity" },
+  control = "rt.evict_age",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local ws = t.tmp .. "/ws-cur"

@@ -10,6 +10,8 @@ return scenario {
   clauses = { "RT-4", "RT-6", "PROC-10" },
   claim = "after a runner is SIGKILLed mid-run its root's lease is free and gc leaves no residue in the runtime parent",
   expect = { linux = { "clean" }, macos = { "clean" }, windows = { "clean" } },
+  impact = { gc_failed = "fidelity", lease_held = "residue", mount_left = "residue", process_left = "residue", residue = "residue" },
+  control = "rt.stamp_recreated",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

@@ -6,6 +6,7 @@ return scenario {
   clauses = { "RT-4", "RT-6" },
   claim = "gc skips a runtime root whose lease is held by a running command",
   expect = { linux = { "kept" }, macos = { "kept" }, windows = { "kept" } },
+  impact = { evicted = "fidelity", gc_failed = "fidelity", ["run_failed:*"] = "fidelity" },
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

@@ -28,6 +28,8 @@ return scenario {
   clauses = { "RT-6" },
   claim = "a symlink planted in the runtime parent under a root's or a tombstone's name is neither followed nor removed by eviction",
   expect = { linux = { "untouched" }, macos = { "untouched" }, windows = { "untouched" } },
+  impact = { followed = "escape", link_removed = "escape", gc_failed = "fidelity" },
+  control = "rt.evict_age",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

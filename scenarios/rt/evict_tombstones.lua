@@ -14,6 +14,7 @@ return scenario {
   clauses = { "RT-6" },
   claim = "gc deletes leftover tombstones, orphan stamps and leases and stale stamp temporaries, never through a symlink",
   expect = { linux = { "cleaned" }, macos = { "cleaned" }, windows = { "cleaned" } },
+  impact = { followed = "escape", overreach = "escape", gc_failed = "fidelity", residue = "residue" },
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

@@ -14,6 +14,8 @@ return scenario {
   clauses = { "RT-1", "RT-5" },
   claim = "the root is named by sha256 of the canonical workspace: an uncleaned spelling, or the parent named through a symlink, finds the same root and stamp",
   expect = { linux = { "same_root" }, macos = { "same_root" }, windows = { "same_root" } },
+  impact = { misderived = "fidelity", other_root = "fidelity", run_failed = "fidelity", stamp_not_found = "fidelity" },
+  control = "rt.stamp_recreated",
   run = function(t)
     local real = t.tmp .. "/real"
     assert(sp.mkdir(real))

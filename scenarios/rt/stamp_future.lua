@@ -23,6 +23,8 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "a stamp dated in the future does not keep its root forever: a run rewrites it to the present and the count bound still evicts it",
   expect = { linux = { "bounded" }, macos = { "bounded" }, windows = { "bounded" } },
+  impact = { gc_failed = "fidelity", ["run_failed:*"] = "fidelity", future_kept = "residue", kept_forever = "residue" },
+  control = "rt.stamp_recreated",
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

@@ -142,6 +142,8 @@ return scenario {
   clauses = { "RT-4", "RT-5", "RT-6" },
   claim = "runs starting on roots while one evictor sweeps them always keep a working TMPDIR; the evictor never removes a leased root",
   expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  impact = { broken = "fidelity", gc_failed = "fidelity" },
+  control = "rt.stamp_recreated",
   needs = { "gc" },
   run = function(t)
     local tot = { starts = 0, crossed = 0, broken = 0, missing = 0 }

@@ -15,6 +15,8 @@ return scenario {
   clauses = { "RT-3", "RT-5" },
   claim = "a sandboxed command cannot write its runtime root's stamp, lease, root or parent, only tmp/, cache/ and data/",
   expect = { linux = { "protected" }, macos = { "protected" }, windows = { "protected" } },
+  impact = { lease_written = "escape", parent_written = "escape", root_written = "escape", stamp_forged = "escape" },
+  control = "rt.stamp_recreated",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()

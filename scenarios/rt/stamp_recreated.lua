@@ -13,6 +13,8 @@ return scenario {
   clauses = { "RT-5" },
   claim = "a root removed and recreated with another mode, inode or owner is re-provisioned on its next use, never trusted on its stamp",
   expect = { linux = { "reprovisioned" }, macos = { "reprovisioned" }, windows = { "reprovisioned" } },
+  impact = { not_private = "escape", trusted_stamp = "escape", run_failed = "fidelity" },
+  control = "rt.stamp_canonical_workspace",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()

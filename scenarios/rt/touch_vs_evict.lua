@@ -7,6 +7,7 @@ return scenario {
   clauses = { "RT-4", "RT-5", "RT-6" },
   claim = "a run starting on a stale root while evictors decide always keeps a working TMPDIR",
   expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  impact = { broken = "fidelity" },
   needs = { "gc" },
   run = function(t)
     local parent = t.tmp .. "/rt"

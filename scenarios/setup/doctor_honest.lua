@@ -8,6 +8,8 @@ return scenario {
   clauses = { "SETUP-4", "SETUP-1" },
   claim = "the runner's host check reports the contract enforceable exactly when its runs confine",
   expect = { linux = { "consistent" }, macos = { "consistent" }, windows = { "consistent" } },
+  impact = { unconfined = "escape", inconsistent = "reporting" },
+  control = "proc.exit_code_exact",
   needs = { "doctor" },
   run = function(t)
     local escape = t.outside .. "/escaped"

@@ -21,6 +21,8 @@ return scenario {
   clauses = { "OUT-4", "PRIV-1", "PRIV-3", "PROC-9", "FS-6" },
   claim = "every enforcement fact the outcome reports is true by its effect inside the sandbox",
   expect = { linux = { "verified" }, macos = { "verified" }, windows = { "verified" } },
+  impact = { unreported = "reporting", ["unverified *"] = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     local function one(network)
       -- outside: where the runner starts (a network=allow run is in a lab)

@@ -7,6 +7,8 @@ return scenario {
   clauses = { "SETUP-1", "SETUP-3" },
   claim = "when namespaces cannot be created the runner refuses and the command does not run unconfined",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  impact = { unconfined = "escape", not_exercised = "fidelity" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local ok_file, escape = t.ws .. "/ran", t.outside .. "/escaped"
     local probe = { { "write", ok_file, "x" }, { "write", escape, "x" } }

@@ -130,6 +130,8 @@ return scenario {
   clauses = { "SETUP-1", "SETUP-3", "OUT-1", "OUT-4" },
   claim = "whichever setup syscall of the runner fails, at whichever call, from then on or that call alone, the runner refuses or the command still runs exactly as confined",
   expect = { linux = { "fail_closed" }, macos = { "fail_closed" }, windows = { "fail_closed" } },
+  impact = { unconfined = "escape", ran_after_refusal = "reporting", refused_without_outcome = "reporting", unclear_refusal = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local ran, escape, hook = t.ws .. "/ran", t.outside .. "/escaped", t.ws .. "/.git/hooks/pre-commit"
     local extra = { t.ws, t.ws .. "/.git/hooks" }

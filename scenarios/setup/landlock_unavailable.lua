@@ -11,6 +11,8 @@ return scenario {
   clauses = { "FS-6", "OUT-4", "SETUP-3" },
   claim = "without Landlock (ENOSYS) the runner reports landlock_abi 0 and stays confined by mounts; a failing Landlock (EPERM) is refused",
   expect = { linux = { "honest" }, macos = { "honest" }, windows = { "honest" } },
+  impact = { ran_without_landlock = "escape", unconfined = "escape", landlock_claimed = "reporting", ["unclear:*"] = "reporting" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local ran, hook, escape = t.ws .. "/ran", t.ws .. "/.git/hooks/pre-commit", t.outside .. "/escaped"
     local probe = { { "write", ran, "x" }, { "write", hook, "x" }, { "write", escape, "x" } }

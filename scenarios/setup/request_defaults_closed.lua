@@ -11,6 +11,8 @@ return scenario {
   clauses = { "REQ-7", "OUT-4" },
   claim = "a request without a profile runs with a read-only filesystem and network deny",
   expect = { linux = { "closed" }, macos = { "closed" }, windows = { "closed" } },
+  impact = { network_open = "escape", wrote = "escape", ["did_not_run:*"] = "fidelity" },
+  control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"
     local function request(profile)

@@ -16,6 +16,8 @@ return scenario {
   clauses = { "META-2", "META-1", "META-3" },
   claim = "renaming .git (or .git/hooks) away and recreating it never plants a hook: the workspace's .git stays the same directory, unchanged",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
+  impact = { planted = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ws, hook = t.ws, "#!/bin/sh\necho pwned\n"
     local git_st = assert(sp.lstat(ws .. "/.git"))

@@ -21,6 +21,8 @@ return scenario {
   clauses = { "FS-3", "SWAP-1", "SWAP-2" },
   claim = "a deny-read path that appears (created, or replaced by a new object) at any path-resolving syscall of the runner's setup is hidden from the command or the run is refused",
   expect = { linux = { "hidden" }, macos = { "hidden" }, windows = { "hidden" } },
+  impact = { leaked = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local absent, present = t.ws .. "/absent_secret", t.ws .. "/present_secret"
     assert(sp.write(present, "PRESENT-SECRET-0a11\n"))

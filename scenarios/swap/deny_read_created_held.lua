@@ -17,6 +17,8 @@ return scenario {
   clauses = { "FS-3", "SWAP-2" },
   claim = "a file created inside a deny-read directory at any path-resolving syscall of the runner is never readable by the command",
   expect = { linux = { "hidden" }, macos = { "hidden" }, windows = { "hidden" } },
+  impact = { leaked = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local dir = t.ws .. "/secrets"
     assert(sp.mkdir(dir))

@@ -18,6 +18,8 @@ return scenario {
   clauses = { "FS-1", "FS-2", "META-1" },
   claim = "hard links the command makes in the workspace to an outside file, a read-only file or .git/config never carry a write to the original",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ws, ro = t.ws, t.ws .. "/ro"
     assert(sp.mkdir(ro))

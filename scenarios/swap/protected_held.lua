@@ -20,6 +20,8 @@ return scenario {
   clauses = { "SWAP-1", "SWAP-2", "META-1", "META-5" },
   claim = "a protected path (.git/hooks) exchanged with a symlink to outside at any path-resolving syscall of the runner never lets a hook be planted or a write land outside",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local hooks, link = t.ws .. "/.git/hooks", t.ws .. "/.git/hooks_link"
     assert(sp.symlink(t.outside, link))

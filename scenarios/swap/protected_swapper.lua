@@ -20,6 +20,8 @@ return scenario {
   claim = ".git/hooks exchanged with a symlink to outside continuously while the command writes never lets a hook be planted or a write land outside",
   expect = { linux = { "confined", "stopped" }, macos = { "confined", "stopped" },
              windows = { "confined", "stopped" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local hooks, link = t.ws .. "/.git/hooks", t.ws .. "/.git/hooks_link"
     assert(sp.symlink(t.outside, link))

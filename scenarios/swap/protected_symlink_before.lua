@@ -15,6 +15,8 @@ return scenario {
   claim = "a protected path (.git/hooks) that is, or passes through, a symlink to outside when the run starts is refused or confined: no hook lands anywhere",
   expect = { linux = { "refused", "confined" }, macos = { "refused", "confined" },
              windows = { "refused", "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local git, hooks = t.ws .. "/.git", t.ws .. "/.git/hooks"
     assert(sp.mkdir(t.outside .. "/git"))

@@ -19,6 +19,8 @@ return scenario {
   clauses = { "SWAP-1", "SWAP-2", "FS-2" },
   claim = "a read-only subpath exchanged with a symlink to outside at any path-resolving syscall of the runner never becomes writable and never redirects a write outside",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ro, link = t.ws .. "/ro", t.ws .. "/ro_link"
     assert(sp.mkdir(ro))

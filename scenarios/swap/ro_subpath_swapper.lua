@@ -18,6 +18,8 @@ return scenario {
   clauses = { "SWAP-3", "FS-2" },
   claim = "a read-only subpath exchanged with a symlink to outside continuously while the command writes never becomes writable and never redirects a write outside",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ro, link = t.ws .. "/ro", t.ws .. "/ro_link"
     assert(sp.mkdir(ro))

@@ -17,6 +17,8 @@ return scenario {
   claim = "a read-only subpath that is, or passes through, a symlink to outside when the run starts is refused or confined: no write lands outside or in the read-only content",
   expect = { linux = { "refused", "confined" }, macos = { "refused", "confined" },
              windows = { "refused", "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ro = t.ws .. "/ro"
     assert(sp.mkdir(ro))

@@ -18,6 +18,8 @@ return scenario {
   clauses = { "SWAP-1", "SWAP-2", "RT-4", "RT-5" },
   claim = "a runtime root exchanged with a symlink to outside at any path-resolving syscall of the runner never redirects a write outside",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "rt.stamp_recreated",
   run = function(t)
     local profile = t.profiles.workspace_write()
     profile.runtime = { parent = t.tmp .. "/rt", max_age_s = 3600, max_roots = 8 }

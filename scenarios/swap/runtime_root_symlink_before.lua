@@ -18,6 +18,8 @@ return scenario {
   claim = "a runtime root, or its tmp/ or cache/, replaced by a symlink to outside before the run is refused or re-provisioned: no write lands outside",
   expect = { linux = { "refused", "confined" }, macos = { "refused", "confined" },
              windows = { "refused", "confined" } },
+  impact = { escaped = "escape" },
+  control = "rt.stamp_recreated",
   run = function(t)
     local profile = t.profiles.workspace_write()
     profile.runtime = { parent = t.tmp .. "/rt", max_age_s = 3600, max_roots = 8 }

@@ -15,6 +15,8 @@ return scenario {
   clauses = { "FS-1", "SWAP-3" },
   claim = "symlinks in the workspace pointing outside (to a directory and to a file) never carry a write outside",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     assert(sp.symlink(t.outside, t.ws .. "/out"))
     assert(sp.symlink(t.outside .. "/victim", t.ws .. "/victim_link"))

@@ -14,6 +14,8 @@ return scenario {
   clauses = { "FS-1", "META-1", "SWAP-3" },
   claim = "symlinks the command makes in the workspace (to outside, to .git/hooks, swapped in for a directory) never carry a write outside the policy",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local ws, hooks = t.ws, t.ws .. "/.git/hooks"
     local out_before, hooks_before = snapshot(t.outside), snapshot(hooks)

@@ -13,6 +13,8 @@ return scenario {
   clauses = { "SWAP-1", "SWAP-2", "SWAP-3" },
   claim = "a write root exchanged with a symlink at any path-resolving syscall of the runner never redirects a write outside the policy",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local root = t.tmp .. "/root"
     local link = t.tmp .. "/link"

@@ -17,6 +17,8 @@ return scenario {
   clauses = { "SWAP-3", "FS-1" },
   claim = "a write root exchanged with a symlink to outside continuously while the command writes never redirects a write outside: every write lands in the pinned directory",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local root, link = t.tmp .. "/root", t.tmp .. "/link"
     assert(sp.mkdir(root))

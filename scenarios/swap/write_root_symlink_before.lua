@@ -16,6 +16,8 @@ return scenario {
   claim = "a write root that is, or passes through, a symlink to a directory outside the policy when the run starts is refused or confined: no write lands outside",
   expect = { linux = { "refused", "confined" }, macos = { "refused", "confined" },
              windows = { "refused", "confined" } },
+  impact = { escaped = "escape" },
+  control = "fs.workspace_writable",
   run = function(t)
     local root = t.tmp .. "/root"
     assert(sp.mkdir(root))

@@ -3,7 +3,12 @@
 -- The C host calls engine.load(file) to list or validate a scenario, and,
 -- in a child process of its own per pair, engine.run_one(file, runner, opts)
 -- which returns the result table the host records.  Verdicts:
---   pass / fail       the observed outcome is / is not in expect[os]
+--   pass / fail       the observed outcome is / is not in expect[os]; a
+--                     fail carries the impact class the scenario declares
+--                     for that outcome (impact), one of CLASSES
+--   inconclusive      the positive control failed ("control_failed"): the
+--                     claim was not tested, never violated; the reason
+--                     names the scenario checking the missing ability
 --   skip              t:skip(reason): the host lacks a prerequisite
 --   unsupported       t:unsupported(reason): the runner cannot express it
 --   inconclusive      a race that did not reach its stated minimum power
@@ -15,9 +20,25 @@ local context = require "sandproof.context"
 
 local M = {}
 
+-- Impact classes (docs/CONTRACT.md, "Impact classes"), in the order reports list
+-- them: what a failing outcome means for the user.
+M.CLASSES = { "escape", "exposure", "reporting", "fidelity", "residue" }
+local CLASS_SET = {}
+for _, c in ipairs(M.CLASSES) do CLASS_SET[c] = true end
+
+-- The positive control failed: "control_failed" or "control_failed:<what>".
+local function is_control_failed(o)
+  return o == "control_failed" or o:sub(1, 15) == "control_failed:"
+end
+
 local AREAS = { fs = true, meta = true, swap = true, rt = true, net = true,
                 proc = true, priv = true, setup = true, lim = true }
 local PLATFORMS = { "linux", "macos", "windows" }
+
+local function contains(list, v)
+  for _, x in ipairs(list) do if x == v then return true end end
+  return false
+end
 
 -- Every field a scenario may have, and its check: nil, or a message saying
 -- what is wrong with value v.  A field not listed here is refused.
@@ -99,8 +120,61 @@ local FIELDS = {
       end
     end
   end,
+  -- failing outcome -> impact class; a key ending in '*' is a prefix
+  -- ("errno_*": every "errno_<NAME>"), the longest matching one wins; "*"
+  -- alone, the default, covers every other failing outcome
+  impact = function(v)
+    if type(v) ~= "table" or next(v) == nil then
+      return "scenario is missing 'impact' (failing outcome -> class, docs/SCENARIOS.md)"
+    end
+    for k, c in pairs(v) do
+      if type(k) ~= "string" or k == "" then
+        return "impact: keys must be failing outcomes (a prefix ends in '*'), got " .. tostring(k)
+      end
+      if is_control_failed((k:gsub("%*$", ""))) then
+        return "impact." .. k .. ": a failed control is inconclusive, never a class (declare 'control')"
+      end
+      if not CLASS_SET[c] then
+        return string.format("impact.%s: unknown class '%s' (one of %s)", k, tostring(c),
+          table.concat(M.CLASSES, ", "))
+      end
+    end
+  end,
+  -- the scenario whose claim is the ability the positive control needs
+  control = function(v)
+    if v == nil then return nil end
+    if type(v) ~= "string" or not v:match("^%l+%.[%w_.]+$") then
+      return "control must be the id of the scenario checking what the positive control needs"
+    end
+  end,
 }
-local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs" }
+local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs",
+                      "impact", "control" }
+
+-- The class impact declares for outcome o: its exact key, else the longest
+-- prefix key ("p*") o starts with; nil when none.
+local function impact_of(impact, o)
+  if impact[o] then return impact[o] end
+  local best, len = nil, -1
+  for k, c in pairs(impact) do
+    local pre = k:match("^(.*)%*$")
+    if pre and #pre > len and o:sub(1, #pre) == pre then best, len = c, #pre end
+  end
+  return best
+end
+M.impact_of = impact_of
+
+-- nil, or what is wrong between impact and expect: an outcome expected on
+-- every platform never fails, so it has no class; control must not name
+-- the scenario itself.
+local function impact_problem(sc)
+  for o in pairs(sc.impact) do
+    local everywhere = true
+    for _, os in ipairs(PLATFORMS) do everywhere = everywhere and contains(sc.expect[os], o) end
+    if everywhere then return string.format("impact.%s: '%s' is expected on every platform", o, o) end
+  end
+  if sc.control == sc.id then return "control names the scenario itself" end
+end
 
 local function validate(sc, file)
   if type(sc) ~= "table" then
@@ -115,6 +189,8 @@ local function validate(sc, file)
     local bad = FIELDS[k](sc[k])
     if bad then return nil, file .. ": " .. bad end
   end
+  local bad = impact_problem(sc)
+  if bad then return nil, file .. ": " .. bad end
   -- the engine's own fields, set on a private copy (the file's table
   -- stays as written)
   local out = {}
@@ -179,9 +255,22 @@ function M.describe(sc)
   }
 end
 
-local function contains(list, v)
-  for _, x in ipairs(list) do if x == v then return true end end
-  return false
+-- A failed positive control: nothing was tested, so the verdict is
+-- inconclusive, with what failed (the scenario's last "positive control
+-- failed: ..." note) and the scenario that checks the missing ability.
+local function control_verdict(res, sc, evidence)
+  if not sc.control then
+    res.verdict = "error"
+    res.reason = sc.file .. ": the positive control failed but the scenario declares no 'control'"
+    return
+  end
+  local what = "the positive control failed"
+  for i = #evidence, 1, -1 do
+    local body = evidence[i].body
+    if type(body) == "string" and body:match("^positive control failed") then what = body break end
+  end
+  res.verdict = "inconclusive"
+  res.reason = string.format("%s; claim not tested (the ability is checked by %s)", what, sc.control)
 end
 
 function M.run_one(file, runner_name, opts)
@@ -243,8 +332,15 @@ function M.run_one(file, runner_name, opts)
     if not expected then
       res.verdict = "unsupported"
       res.reason = string.format("the scenario states no expected outcome on %s", sp.os)
+    elseif is_control_failed(res.observed) then
+      control_verdict(res, sc, t.evidence)
     elseif not contains(expected, res.observed) then
-      res.verdict = "fail"
+      res.impact = impact_of(sc.impact, res.observed)
+      res.verdict = res.impact and "fail" or "error"
+      if not res.impact then
+        res.reason = string.format("%s: failing outcome '%s' has no impact class (add it to impact)",
+                                   sc.file, res.observed)
+      end
     elseif t.power.min > 0 and t.power.windows < t.power.min then
       res.verdict = "inconclusive"
       res.reason = string.format("race power %d < minimum %d", t.power.windows, t.power.min)

@@ -371,6 +371,26 @@ static void test_create(void)
 
 /* ---- refusals ---------------------------------------------------------------- */
 
+/* A version 1 database (before impact classes): refused, for writing and
+ * for reports, with a message saying why and what to do. */
+static void test_refuse_older(void)
+{
+	PATH(older, "older.sqlite");
+	struct store *db = NULL;
+	char err[512];
+	int r;
+
+	t_ok(sq_exec(older, store_schema_sql) == SQLITE_OK &&
+	     sq_exec(older, "PRAGMA user_version = 1;") == SQLITE_OK,
+	     "made a database with user_version 1");
+	r = store_open(older, &db, err, sizeof err);
+	t_ok(r == -EPROTO && !db && strstr(err, "schema version 1 is older") &&
+	     strstr(err, "no impact class") && strstr(err, older),
+	     "an older schema is refused naming why (%d: %s)", r, err);
+	r = store_open_readonly(older, &db, err, sizeof err);
+	t_ok(r == -EPROTO && !db, "store_open_readonly refuses it too (%d)", r);
+}
+
 static void test_refuse(void)
 {
 	PATH(newer, "newer.sqlite");
@@ -399,6 +419,7 @@ static void test_refuse(void)
 	     "the refused file is left untouched (journal_mode %s)", buf);
 	r = store_open_readonly(newer, &db, err, sizeof err);
 	t_ok(r == -EPROTO && !db, "store_open_readonly refuses it too (%d)", r);
+	test_refuse_older();
 
 	/* Not a sqlite file at all. */
 	for (i = 0; i < sizeof garbage; i++)
@@ -605,6 +626,7 @@ static void roundtrip_refusals(struct store *db, const char *path, struct store_
 	t_ok(id == -EINVAL && strstr(store_get_error(db), "CHECK"),
 	     "an unknown verdict is refused (%lld: %s)", (long long)id, store_get_error(db));
 	res->verdict = "fail";
+	res->impact = "escape";
 	id = store_add_result(db, res, bad_ev, 2);
 	t_ok(id == -EINVAL && strstr(store_get_error(db), "evidence[1]"),
 	     "an unknown evidence kind is refused (%lld: %s)", (long long)id, store_get_error(db));
@@ -621,6 +643,20 @@ static void roundtrip_refusals(struct store *db, const char *path, struct store_
 	t_ok(id == -EINVAL, "a result for an unknown run is refused (%lld: %s)",
 	     (long long)id, store_get_error(db));
 	res->run_id = run_id;
+	res->impact = NULL;
+	id = store_add_result(db, res, NULL, 0);
+	t_ok(id == -EINVAL && strstr(store_get_error(db), "CHECK"),
+	     "a fail without an impact class is refused (%lld: %s)", (long long)id, store_get_error(db));
+	res->impact = "scary";
+	id = store_add_result(db, res, NULL, 0);
+	t_ok(id == -EINVAL && strstr(store_get_error(db), "CHECK"),
+	     "an unknown impact class is refused (%lld: %s)", (long long)id, store_get_error(db));
+	res->verdict = "pass";
+	res->impact = "escape";
+	id = store_add_result(db, res, NULL, 0);
+	t_ok(id == -EINVAL && strstr(store_get_error(db), "CHECK"),
+	     "an impact class on a pass is refused (%lld: %s)", (long long)id, store_get_error(db));
+	res->verdict = "fail";
 	res->runner = NULL;
 	id = store_add_result(db, res, NULL, 0);
 	t_ok(id == -EINVAL && strstr(store_get_error(db), "runner"),
@@ -628,6 +664,8 @@ static void roundtrip_refusals(struct store *db, const char *path, struct store_
 	res->runner = "ref";
 	t_ok(store_add_result(db, res, NULL, 0) > 0, "the handle still works after refusals (%s)",
 	     store_get_error(db));
+	t_ok(sq_int(path, "SELECT count(*) FROM result WHERE verdict = 'fail' AND impact = 'escape'") == 1,
+	     "a fail is stored with its class");
 }
 
 /* Listing by run, and the read-only handle. */

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1            /* PRAGMA user_version of schema.sql */
+#define STORE_SCHEMA_VERSION 2            /* PRAGMA user_version of schema.sql */
 #define STORE_APPLICATION_ID 0x53505246   /* PRAGMA application_id, 'SPRF' */
 #define STORE_WAIT_MS 30000               /* default bound on waiting for a lock */
 #define STORE_WAIT_MAX_S 86400            /* the largest bound the CLI accepts (--db-wait) */
@@ -83,6 +83,8 @@ struct store_result {
 	int64_t seed;
 	int64_t duration_ms;         /* < 0: NULL */
 	const char *finished_at;     /* NULL: now */
+	const char *impact;          /* required for fail, NULL otherwise: escape
+				      * exposure reporting fidelity residue */
 };
 
 /* A row of table evidence (without its ids). */
@@ -95,8 +97,10 @@ struct store_evidence {
  * writing and sets *out, which the caller closes with store_close().  Refuses,
  * with a message in err naming path, before writing anything to it: a file
  * that is not a sqlite database, is one of another application, or fails
- * PRAGMA integrity_check ("corrupt database") (-EINVAL); a newer schema version than
- * STORE_SCHEMA_VERSION (-EPROTO, naming both); a file or directory it may not
+ * PRAGMA integrity_check ("corrupt database") (-EINVAL); a schema version other than
+ * STORE_SCHEMA_VERSION (-EPROTO, naming both: a newer one needs a newer
+ * sandproof; an older one, version 1 without impact classes, is not upgraded,
+ * since its fails carry no class that could be filled in); a file or directory it may not
  * read or write (-EACCES, or the errno of the failed open); a file system
  * without WAL support (-ENOTSUP). */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
