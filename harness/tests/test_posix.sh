@@ -85,7 +85,7 @@ check '[ ! -s "$tmp/run.err" ]' "nothing on stderr"
 mkdir -p "$tmp/sc/fs" "$tmp/bad/fs"
 cat >"$tmp/sc/fs/host.lua" <<'LUA'
 return scenario { id = "fs.host", clauses = { "FS-1" }, claim = "x",
-  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },
+  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }, impact = { ["*"] = "escape" },
   run = function(t)
     local r = assert(sp.spawn { argv = { "sh", "-c", 'printf "%s-" "$X"; cat; exit 3' },
                                 env = { "X=spawned" }, stdin = "fed", timeout_ms = 10000 })
@@ -96,7 +96,7 @@ return scenario { id = "fs.host", clauses = { "FS-1" }, claim = "x",
 LUA
 cat >"$tmp/sc/fs/strict.lua" <<'LUA'
 return scenario { id = "fs.strict", clauses = { "FS-1" }, claim = "x",
-  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },
+  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }, impact = { ["*"] = "escape" },
   run = function(t) sp.spawn { argv = { "true" }, bogus = 1 } return "ok" end }
 LUA
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner ref --out "$tmp/host" >"$tmp/host.out" 2>&1
