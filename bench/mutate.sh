@@ -15,12 +15,15 @@
 #   killed      when some scenario's outcome left its expected set (fail) or
 #               the scenario could not conclude because of the mutant
 #               (error, e.g. the sentinel never came: the mutant refused to
-#               run the command), and that scenario passes again against the
-#               clean binary (rerun at once: a kill is never a flake);
+#               run the command), did so again when rerun alone against the
+#               mutant, and stays in its expected set when rerun alone
+#               against the clean binary (pass, or inconclusive: a race
+#               below its power; a kill is never a flake of a loaded machine);
 #   unclear     when the only non-passing results are inconclusive (a race
-#               below its power) or did not pass against the clean binary
-#               either: nothing was noticed for sure; rerun it;
-#   survived    when every result stayed in its expected set;
+#               below its power) or failed against the clean binary too:
+#               nothing was noticed for sure; rerun it;
+#   survived    when every result stayed in its expected set, but for
+#               failures that the mutant did not reproduce (listed);
 #   equivalent  a survivor whose patch says, on line 1, "equivalent: why"
 #               (a mutant shown not to change behaviour);
 #   stillborn   when the patch does not apply or the mutant does not build
@@ -48,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--filter) filter=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--full) full=1; shift ;;
-	-h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "mutate: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -110,19 +113,28 @@ if [ "$(cat "$work/run-clean.ok" 2>/dev/null)" != "$key" ]; then
 fi
 
 # judge OUT: sets result and noticed from OUT.log (a run that exited 1).
-# Each failed or errored scenario is rerun against the clean binary; it
-# counts only if it passes there.
+# A failed or errored scenario counts only if it does so again when rerun
+# alone against the mutant, and passes when rerun alone against the clean
+# binary: on a loaded machine a race or a timing-bound scenario may fail
+# once by chance, and that is never a kill.
 judge() {
-	noticed="" result=unclear
+	noticed="" result=survived
 	for id in $(verdict_ids "$1.log" fail) $(verdict_ids "$1.log" error); do
-		if catalogue "$1-recheck" "$clean/sandproof-ref" "$id"; then
+		again=0
+		catalogue "$1-again" "$mut/sandproof-ref" "$id" || again=$?
+		if [ "$again" -ne 1 ] || ! grep -qE '^(fail|error) ' "$1-again.log"; then
+			noticed="$noticed${noticed:+, }$id (not reproduced)"
+		elif catalogue "$1-recheck" "$clean/sandproof-ref" "$id" ||
+			! grep -qE '^(fail|error) ' "$1-recheck.log"; then
 			result=killed
 			noticed="$noticed${noticed:+, }$id"
 		else
+			[ "$result" = killed ] || result=unclear
 			noticed="$noticed${noticed:+, }$id (fails clean too)"
 		fi
 	done
 	for id in $(verdict_ids "$1.log" inconclusive); do
+		[ "$result" = killed ] || result=unclear
 		noticed="$noticed${noticed:+, }$id (inconclusive)"
 	done
 }
