@@ -464,6 +464,22 @@ static void probe_op_socket(struct probe_ctx *ctx, char **a, int n,
 	close(fd);
 }
 
+/* socketpair(2) with the same arguments as socket, then close both. */
+static void probe_op_socketpair(struct probe_ctx *ctx, char **a, int n,
+				struct probe_res *res)
+{
+	int fam, type, proto, sv[2];
+
+	(void)ctx;
+	probe_socket_args(a, n, &fam, &type, &proto);
+	if (socketpair(fam, type | SOCK_CLOEXEC, proto, sv) < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* io_uring is a second system-call surface that seccomp filters on
  * individual syscalls do not see; setup succeeding means it is open. */
 #ifdef SANDPROOF_PROBE_LINUX
@@ -492,6 +508,7 @@ const struct probe_op probe_net_ops[] = {
 	{"unix_connect", 1, 1, "PATH", NULL, probe_op_unix_connect},
 	{"abstract_unix_connect", 1, 1, "NAME", NULL, probe_op_abstract_unix_connect},
 	{"socket", 1, 3, "FAMILY TYPE [PROTO] | raw [raw [PROTO]]", probe_check_socket, probe_op_socket},
+	{"socketpair", 1, 3, "FAMILY TYPE [PROTO]", probe_check_socket, probe_op_socketpair},
 	{"io_uring", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_io_uring)},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

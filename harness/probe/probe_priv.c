@@ -17,6 +17,7 @@
 #include <unistd.h>
 #ifdef SANDPROOF_PROBE_LINUX
 #include <linux/capability.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -180,6 +181,22 @@ static void probe_op_tiocsti(struct probe_ctx *ctx, char **a, int n,
 	}
 }
 
+static int probe_check_clone(char **a, int n, char *msg, size_t len)
+{
+	(void)n;
+	if (strcmp(a[0], "clone") != 0 && strcmp(a[0], "clone3") != 0)
+		return probe_check_msg(msg, len, "clone_user takes clone or clone3, not \"%s\"", a[0]);
+	return 0;
+}
+
+static int probe_check_abi(char **a, int n, char *msg, size_t len)
+{
+	(void)n;
+	if (strcmp(a[0], "x32") != 0 && strcmp(a[0], "ia32") != 0)
+		return probe_check_msg(msg, len, "foreign_abi takes x32 or ia32, not \"%s\"", a[0]);
+	return 0;
+}
+
 #ifdef SANDPROOF_PROBE_LINUX
 static void probe_op_unshare_user(struct probe_ctx *ctx, char **a, int n,
 				  struct probe_res *res)
@@ -187,6 +204,92 @@ static void probe_op_unshare_user(struct probe_ctx *ctx, char **a, int n,
 	(void)ctx, (void)a, (void)n;
 	if (unshare(CLONE_NEWUSER) < 0)
 		probe_res_fail(res, errno, NULL);
+}
+
+/* A child in a new user namespace, through clone() (flags in a register)
+ * or clone3() (flags in a struct behind a pointer, which seccomp cannot
+ * read): ok when the child was made.  The child exits at once; it shares
+ * nothing with the probe (no CLONE_VM), so it runs on a copy of its stack. */
+static void probe_op_clone_user(struct probe_ctx *ctx, char **a, int n,
+				struct probe_res *res)
+{
+	long pid;
+
+	(void)ctx, (void)n;
+	if (strcmp(a[0], "clone3") == 0) {
+		struct clone_args ca;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_NEWUSER;
+		ca.exit_signal = SIGCHLD;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	} else {
+		pid = syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), NULL, NULL, NULL, NULL);
+	}
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0) {
+		probe_res_fail(res, errno, NULL);
+		return;
+	}
+	while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* getpid through a foreign system-call ABI of x86_64: x32 (the native
+ * instruction, number | 0x40000000) or ia32 (int 0x80, i386 number 20).
+ * ok when it answered our pid; a kernel without that ABI answers ENOSYS
+ * (x32) or kills the probe with SIGSEGV (ia32 without its gate). */
+static void probe_op_foreign_abi(struct probe_ctx *ctx, char **a, int n,
+				 struct probe_res *res)
+{
+	(void)ctx, (void)n;
+#if defined(__x86_64__)
+	long r;
+
+	if (strcmp(a[0], "x32") == 0) {
+		r = syscall(0x40000000L | SYS_getpid);
+		if (r < 0) {
+			probe_res_fail(res, errno, NULL);
+			return;
+		}
+	} else {
+		r = 20; /* __NR_getpid of i386 */
+		__asm__ volatile("int $0x80"
+				 : "+a"(r)
+				 :
+				 : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+				   "memory");
+		if (r < 0 && r > -4096) {
+			probe_res_fail(res, (int)-r, NULL);
+			return;
+		}
+	}
+	probe_field_int(res, "ret", r);
+	if (r != getpid())
+		probe_res_fail(res, EPROTO, "answer");
+#else
+	(void)a;
+	probe_res_fail(res, EOPNOTSUPP, "arch");
+#endif
+}
+
+/* setns(2) into the namespace file PATH (e.g. /proc/self/ns/mnt), any
+ * type: joining even its own namespaces needs CAP_SYS_ADMIN over them. */
+static void probe_op_setns(struct probe_ctx *ctx, char **a, int n,
+			   struct probe_res *res)
+{
+	int fd;
+
+	(void)ctx, (void)n;
+	fd = open(a[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "open");
+		return;
+	}
+	if (setns(fd, 0) < 0)
+		probe_res_fail(res, errno, "setns");
+	close(fd);
 }
 
 static const char *const probe_cap_keys[5][2] = {
@@ -286,6 +389,9 @@ const struct probe_op probe_priv_ops[] = {
 	{"process_vm_readv", 1, 1, "PID", probe_check_pid, PROBE_LINUX_OP(probe_op_process_vm_readv)},
 	{"tiocsti", 0, 0, "", NULL, probe_op_tiocsti},
 	{"unshare_user", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_unshare_user)},
+	{"clone_user", 1, 1, "clone|clone3", probe_check_clone, PROBE_LINUX_OP(probe_op_clone_user)},
+	{"foreign_abi", 1, 1, "x32|ia32", probe_check_abi, PROBE_LINUX_OP(probe_op_foreign_abi)},
+	{"setns", 1, 1, "PATH", NULL, PROBE_LINUX_OP(probe_op_setns)},
 	{"caps", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_caps)},
 	{"no_new_privs", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_no_new_privs)},
 	{NULL, 0, 0, NULL, NULL, NULL},

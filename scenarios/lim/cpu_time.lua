@@ -3,7 +3,9 @@
 -- (the kernel's SIGXCPU) and the outcome must say limit_exceeded, limit
 -- cpu_seconds.  Host-side oracle: the kernel's CPU time of every process
 -- of the run (the harness's rusage of the runner and all it reaped) stays
--- under 5 s, where the unconfined control uses 8.
+-- under 5 s, where the unconfined control uses 8.  And a SIGXCPU the
+-- command sends itself, far from its limit, is not the limit: that run is
+-- an application_failure by SIGXCPU, not limit_exceeded.
 return scenario {
   id = "lim.cpu_time",
   clauses = { "LIM-6", "LIM-7" },
@@ -23,6 +25,12 @@ return scenario {
     if not (a and a.ok) then return "control_failed" end
     if b or (r.cpu_ms or 0) >= 5000 then return "not_stopped" end
     if o.kind ~= "limit_exceeded" or o.limit ~= "cpu_seconds" then return "not_reported:" .. tostring(o.kind) end
+    p.limits = { cpu_seconds = 60 }
+    local s = t:ran(t:sandbox { profile = p, probe = { { "signal", "XCPU" } } }).outcome
+    t:note("note", string.format("self-sent SIGXCPU under cpu_seconds 60: kind %s limit %s signal %s",
+      tostring(s.kind), tostring(s.limit), tostring(s.exit and s.exit.signal)))
+    if s.kind == "limit_exceeded" then return "self_signal_taken_for_limit" end
+    if s.kind ~= "application_failure" or (s.exit and s.exit.signal) ~= 24 then return "control_failed" end
     return "stopped"
   end,
 }

@@ -1,10 +1,12 @@
 -- A protected path whose ancestor is absent too: the workspace has no .git
 -- at all, and the command builds .git, .git/hooks and a pre-commit hook
--- one step at a time (what `git init` plus a planted hook would do).  The
--- monitor must watch the new .git before scanning it, so the creation of
--- .git/hooks is reported (protected_create naming it) and no hook is left
--- on the host.  The contract leaves created ancestors in place (.git may
--- hold allowed work); only the protected names go.
+-- one step at a time (what `git init` plus a planted hook would do), .git
+-- a second before the rest, so the monitor has dealt with .git (scanned
+-- it, found it empty) before .git/hooks exists.  The monitor must watch the
+-- new .git, not only scan it, so the creation of .git/hooks is reported
+-- (protected_create naming it) while the command runs, the run is stopped,
+-- and no hook is left on the host.  The contract leaves created ancestors
+-- in place (.git may hold allowed work); only the protected names go.
 local lib = require "sandproof.lib"
 
 return scenario {
@@ -19,6 +21,7 @@ return scenario {
     assert(sp.rename(g, t.tmp .. "/git-away"))              -- outside the write root
     local v = lib.protected_create(t, g .. "/hooks", {
       { "mkdir", g },
+      { "sleep", 1000 },                                         -- the monitor has seen .git by now
       { "mkdir", g .. "/hooks" },
       { "write", g .. "/hooks/pre-commit", "#!/bin/sh\necho pwned\n" },
     })

@@ -2,8 +2,10 @@
 -- and SANDPROOF_NETWORK: `env` runs as the command itself (no shell to add
 -- PWD), and its output must list exactly those variables.  The runner's
 -- own environment (HOME, the harness's SANDPROOF_* settings, ...) must not
--- leak in.  The request's odd value (spaces, '=', UTF-8) is the positive
--- control: it must arrive unchanged.
+-- leak in.  The request's own SANDPROOF_SANDBOXED and SANDPROOF_NETWORK
+-- (set to lie: 0 and allow) must not survive beside the runner's: each
+-- name appears once, with the runner's value.  The request's odd value
+-- (spaces, '=', UTF-8) is the positive control: it must arrive unchanged.
 return scenario {
   id = "proc.env_exact",
   clauses = { "PROC-2", "PROC-11" },
@@ -12,14 +14,16 @@ return scenario {
   impact = { leaked = "fidelity", ["missing:*"] = "fidelity", ["run_failed:*"] = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)
-    local env = { PATH = "/usr/local/bin:/usr/bin:/bin", SP_ODD = "a b=c ✓", SP_EMPTY = "" }
+    local env = { PATH = "/usr/local/bin:/usr/bin:/bin", SP_ODD = "a b=c ✓", SP_EMPTY = "",
+                  SANDPROOF_SANDBOXED = "0", SANDPROOF_NETWORK = "allow" }
     local r = t:sandbox { env = env, command = { "env" } }
-    local want = { SANDPROOF_SANDBOXED = "1", SANDPROOF_NETWORK = "deny" }
+    local want = {}
     for k, v in pairs(env) do want[k] = v end
-    local got, extra, lines = {}, {}, {}
+    want.SANDPROOF_SANDBOXED, want.SANDPROOF_NETWORK = "1", "deny"
+    local got, seen, extra, lines = {}, {}, {}, {}
     for l in (r.stdout or ""):gmatch("[^\n]+") do
       local k, v = l:match("^([^=]+)=(.*)$")
-      if k then got[k] = v; lines[#lines + 1] = k end
+      if k then got[k] = v; seen[k] = (seen[k] or 0) + 1; lines[#lines + 1] = k end
     end
     t:note("note", "kind " .. tostring(r.outcome.kind) .. "; names: " .. table.concat(lines, " "))
     if r.outcome.kind ~= "success" then return "run_failed:" .. tostring(r.outcome.kind) end
@@ -33,6 +37,7 @@ return scenario {
       return "leaked"
     end
     for k, v in pairs(want) do
+      if (seen[k] or 0) > 1 then return "duplicated:" .. k end
       if got[k] ~= v then return "missing:" .. k end
     end
     return "exact"

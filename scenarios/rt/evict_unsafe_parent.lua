@@ -1,5 +1,6 @@
 -- A runtime parent others could write to is refused: made world-writable
--- (0777), gc must fail and evict nothing, and a run naming it must be a
+-- (0777), and then writable by its group only (0770), gc must fail and
+-- evict nothing, and a run naming it must be a
 -- sandbox_setup_failure that does not run its command.  The positive
 -- control: the same parent back at 0700 serves the same run.
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
@@ -23,17 +24,20 @@ return scenario {
     local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
     if r0.outcome.kind ~= "success" or not sp.exists(ran) or type(root) ~= "string" then return "control_failed" end
     assert(sp.unlink(ran))
-    assert(sp.chmod(parent, 511)) -- 0777
-    local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
-    local r = t:sandbox(spec())
-    local o = r.outcome
-    t:note("note", string.format("gc: ran %s (%s); run: kind %s step %s errno %s", tostring(g.ran),
-      tostring(g.summary), tostring(o.kind), tostring(o.setup_error and o.setup_error.step),
-      tostring(o.setup_error and o.setup_error.errno)))
-    assert(sp.chmod(parent, 448))
-    if sp.exists(ran) then return "ran" end
-    if g.ran or not sp.exists(root .. "/tmp/f") then return "gc_worked_in_unsafe_parent" end
-    if o.kind ~= "sandbox_setup_failure" then return "not_refused:" .. tostring(o.kind) end
+    -- world-writable (0777), then writable by the group only (0770)
+    for _, mode in ipairs { 511, 504 } do
+      assert(sp.chmod(parent, mode))
+      local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
+      local r = t:sandbox(spec())
+      local o = r.outcome
+      t:note("note", string.format("mode %o: gc: ran %s (%s); run: kind %s step %s errno %s", mode, tostring(g.ran),
+        tostring(g.summary), tostring(o.kind), tostring(o.setup_error and o.setup_error.step),
+        tostring(o.setup_error and o.setup_error.errno)))
+      assert(sp.chmod(parent, 448))
+      if sp.exists(ran) then return string.format("ran:%o", mode) end
+      if g.ran or not sp.exists(root .. "/tmp/f") then return string.format("gc_worked_in_unsafe_parent:%o", mode) end
+      if o.kind ~= "sandbox_setup_failure" then return string.format("not_refused:%o:%s", mode, tostring(o.kind)) end
+    end
     -- and back at 0700 the parent serves again
     local r2 = t:sandbox(spec())
     if r2.outcome.kind ~= "success" or not sp.exists(ran) then return "control_failed" end

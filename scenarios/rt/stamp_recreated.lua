@@ -3,7 +3,10 @@
 -- path, reprovisioned false).  Then, keeping its stamp, the root is removed
 -- and recreated by someone else: once with mode 0755, once as a perfect
 -- look-alike (mode 0700, same owner, only the inode differs), and as root
--- once owned by another user.  Each time the next run must re-verify,
+-- once owned by another user.  The new root is built beside the old one and
+-- moved into its place, so it is provably another object (checked against
+-- the identity the stamp lists; a recreated root with the stamp's inode is
+-- an error, never a pass).  Each time the next run must re-verify,
 -- report reprovisioned with a reason, and leave a private 0700 root of the
 -- caller with a working TMPDIR.
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
@@ -45,17 +48,37 @@ return scenario {
       if rel ~= "." then layout[#layout + 1] = rel end
     end
     if #layout == 0 then return "control_failed" end
+    -- the root's identity as the stamp lists it ("obj . <dev> <ino> ...")
+    local function stamped()
+      local dev, ino = assert(sp.read(root .. ".stamp")):match("\nobj %. (%d+) (%d+) ")
+      return math.tointeger(tonumber(dev)), math.tointeger(tonumber(ino))
+    end
+    local fresh, old = t.tmp .. "/recreated", t.tmp .. "/removed"
     for _, v in ipairs(variants) do
-      assert(sp.rmtree(root))
-      assert(sp.mkdir(root, 448))
+      -- The new root is built beside the old one while every object of the
+      -- old one still exists, so each new object has an inode the stamp
+      -- does not list; only then is the old root moved aside and removed.
+      -- (Removing first and recreating after lets the file system hand the
+      -- freed inodes straight back - ext4 does - and the look-alike would be
+      -- the stamp's very identity: a root nobody could tell apart.)
+      assert(sp.mkdir(fresh, 448))
       for _, rel in ipairs(layout) do
-        assert(sp.mkdir(root .. "/" .. rel, 448))
-        assert(sp.chmod(root .. "/" .. rel, 448))
+        assert(sp.mkdir(fresh .. "/" .. rel, 448))
+        assert(sp.chmod(fresh .. "/" .. rel, 448))
       end
-      assert(sp.chmod(root, v.mode))
+      assert(sp.chmod(fresh, v.mode))
       if v.owner then
-        local c = sp.spawn { argv = { "chown", v.owner, root }, timeout_ms = 5000 }
+        local c = sp.spawn { argv = { "chown", v.owner, fresh }, timeout_ms = 5000 }
         if not (c and c.code == 0) then t:error("chown failed") end
+      end
+      assert(sp.rename(root, old))
+      assert(sp.rename(fresh, root))
+      assert(sp.rmtree(old))
+      local sdev, sino = stamped()
+      local now = assert(sp.lstat(root))
+      if sino == nil or (now.dev == sdev and now.ino == sino) then
+        t:error(v.name .. ": the recreated root is not a new object (stamp " ..
+          tostring(sdev) .. ":" .. tostring(sino) .. ")")
       end
       local ok, rt = use()
       local st = sp.lstat(root) or {}

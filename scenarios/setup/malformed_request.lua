@@ -3,13 +3,16 @@
 -- its mark in the workspace) with one defect: an unknown field at the top
 -- and deep in the profile, a wrong version, a wrong type, a duplicate key,
 -- a relative path, a ".." component, a NUL (escaped and in the command),
--- invalid UTF-8, broken JSON, trailing bytes, more than 1 MiB, an empty
+-- invalid UTF-8 (a stray byte, an overlong form), a duplicate variable in
+-- env, broken JSON, trailing bytes, more than 1 MiB, an empty
 -- command, an env name holding '=', and the lenient reader's family: a
 -- control byte before a value (the write root it once widened), before a
 -- key, after a value and inside a string, a byte order mark, numbers cJSON
 -- reads but JSON has not (leading zero, hex), a lone surrogate, nesting
--- past the limit.  The mark must never appear, and
--- the refusal of the deep unknown field must name its path.
+-- past the limit.  The mark must never appear, and the refusals of the
+-- deep unknown field, the NULs, the duplicate variable and the control
+-- byte before a value must name their field (REQ-6: a NUL refused only
+-- because two parsers disagree about the string would name none).
 local function js(s) return sp.json_encode(s) end
 
 return scenario {
@@ -42,9 +45,14 @@ return scenario {
       { "duplicate key", request { head = '"version":1,' } },
       { "relative path", request { root = '"ws"' } },
       { "dot-dot", request { root = js(t.ws .. "/../ws") } },
-      { "escaped NUL", request { cwd = js(t.ws):sub(1, -2) .. '\\u0000x"' } },
-      { "NUL in command", request { command = string.format('["sh","-c",%s]', js("echo x > " .. mark):sub(1, -2) .. '\\u0000"') } },
+      { "escaped NUL", request { cwd = js(t.ws):sub(1, -2) .. '\\u0000x"' }, "cwd:" },
+      { "NUL in command", request { command = string.format('["sh","-c",%s]', js("echo x > " .. mark):sub(1, -2) .. '\\u0000"') },
+        "command[2]:" },
       { "invalid UTF-8", request { command = '["sh","-c","echo x > ' .. mark .. ' #\255"]' } },
+      -- E0 80 AF: '/' in three bytes, which UTF-8 forbids (overlong)
+      { "overlong UTF-8", request { command = '["sh","-c","echo x > ' .. mark .. ' #\224\128\175"]' } },
+      { "duplicate env key", request { env = string.format('{"PATH":%s,"PATH":%s}', js("/usr/bin:/bin"), js("/bin")) },
+        "env.PATH" },
       { "broken JSON", request():sub(1, -3) },
       { "trailing bytes", request { after = " {}" } },
       { "over 1 MiB", request { env = string.format('{"PATH":%s,"BIG":"%s"}', js("/usr/bin:/bin"), string.rep("a", 1100000)) } },

@@ -6,8 +6,9 @@
 -- continues.  A runner that decides "absent: nothing to hide" or "hidden"
 -- once and never looks again lets the command read what appeared.  The
 -- claim covers the runner's setup: every held call before the command's
--- execve (the last execve of the run; the probe never execs).  Calls after
--- it are the command's own time, where the contract promises nothing for
+-- execve (told in each run by the caller: call counts vary by one or two
+-- between runs; the probe never execs).  Calls after it are the command's
+-- own time, where the contract promises nothing for
 -- deny_read; they are swept and reported, not counted.  The oracle is the
 -- host's capture of what the command printed: no secret in it
 -- (lib.swap_sweep with setup_only).

@@ -234,8 +234,12 @@ end
 -- outside the policy (nil: nothing), and o.reset() restores the scene
 -- after each run.  o.spec() builds each run.  Power: every window must be
 -- hit; with o.setup_only only the runner's setup counts - the windows
--- before the command's execve (the last execve hit): a change after it is
--- reported, not counted.  Returns o.outcomes[1] (default "confined") or
+-- before the command's execve: a change after it is reported, not
+-- counted.  A runner's call count varies by one or two between runs, so
+-- which side of the execve a window fell on is told in each run by its
+-- caller: the command's execve is an execve of a process below the
+-- runner (the harness's child), and after it every call is the command's
+-- (a process named sandproof-probe).  Returns o.outcomes[1] (default "confined") or
 -- [2] ("escaped"), or "control_failed".
 local SWEEP_KEYS = check.set { "syscalls", "spec", "changed", "reset", "a", "b", "act", "undo",
                                "control", "setup_only", "outcomes" }
@@ -243,17 +247,28 @@ local SWEEP_TYPES = { syscalls = "table", spec = "function", changed = "function
   a = "string", b = "string", act = "function", undo = "function", control = "function",
   setup_only = "boolean", outcomes = "table" }
 
--- The windows of a sweep that count (1..last) and the escapes among them.
-local function sweep_counted(o, n, names, escaped)
+-- Whether the held call (syscall name, caller pid in the harness's view)
+-- was the command's: its execve (by a process below the runner, which is
+-- the harness's child) or any call of the probe after it.
+local function command_time(name, pid)
+  local st = M.status_fields(sp.read("/proc/" .. tostring(pid) .. "/status"))
+  if st.Name == "sandproof-probe" then return true end
+  return name == "execve" and tonumber(st.PPid) ~= sp.getpid()
+end
+
+-- The windows of a sweep that count (1..last: before the first window
+-- held in the command's time) and the escapes among them (not in the
+-- command's time of their own run).
+local function sweep_counted(o, n, names, escaped, cmd)
   local last = n
   if o.setup_only then
-    for k = n, 1, -1 do
-      if names[k] == "execve" then last = k - 1 break end
+    for k = 1, n do
+      if cmd[k] then last = k - 1 break end
     end
   end
   local hit, counted = 0, {}
   for k = 1, last do if names[k] then hit = hit + 1 end end
-  for _, k in ipairs(escaped) do if k <= last then counted[#counted + 1] = k end end
+  for _, k in ipairs(escaped) do if not cmd[k] then counted[#counted + 1] = k end end
   return last, hit, counted
 end
 
@@ -278,10 +293,11 @@ function M.swap_sweep(t, o)
   end
   reset()
   if n == 0 then t:skip("the runner made none of the held syscalls") end
-  local mark, names, escaped, kinds, absent = #t.evidence, {}, {}, {}, {}
+  local mark, names, escaped, kinds, cmd, absent = #t.evidence, {}, {}, {}, {}, {}
   for k = 1, n do
     local at
-    local r = t:hold { syscalls = o.syscalls, at = k, sandbox = o.spec(), action = function(_, name)
+    local r = t:hold { syscalls = o.syscalls, at = k, sandbox = o.spec(), action = function(_, name, pid)
+      if o.setup_only then cmd[k] = command_time(name, pid) end
       if act(k, name) then at = name end
     end }
     if not r.hold_hit and (r.hold_total or 0) < k then absent[k] = true end
@@ -305,7 +321,8 @@ function M.swap_sweep(t, o)
     end
     reset()
   end
-  local last, hit, counted = sweep_counted(o, n, names, escaped)
+  local last, hit, counted = sweep_counted(o, n, names, escaped, cmd)
+  if o.setup_only and last == 0 then t:error("no window of the sweep fell before the command's execve") end
   -- The count of calls varies a little with timing (the command's and the
   -- supervisor's calls interleave): a window whose held runs (t:hold
   -- retried it) all ended before making k calls did not exist in them and

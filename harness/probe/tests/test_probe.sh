@@ -136,7 +136,8 @@ check "wrong arg count names the op" "$(grep -c 'operation 0 (write): wrong numb
 for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 127.0.0.1 70000" \
 	"sleep abc" "kill 0 TERM" "kill 1 NOSIG" "socket nosuch stream" "socket inet" \
 	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra" \
-	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0"; do
+	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0" "clone_user fork" \
+	"socketpair nosuch stream"; do
 	# shellcheck disable=SC2086
 	run_probe u3 $bad
 	check "usage error: $bad" "$RC:$(wc -c <"$T/u3.out")" "2:0"
@@ -379,6 +380,33 @@ if unshare -U true 2>/dev/null; then WANT_U=true; else WANT_U=false; fi
 run_probe c4 unshare_user
 check "unshare_user agrees with unshare -U" "$(get c4 0 ok)" "$WANT_U"
 
+run_probe c7 clone_user clone -- clone_user clone3
+valid c7
+check "clone_user clone and clone3 agree with unshare -U" "$(get c7 0 ok):$(get c7 1 ok)" "$WANT_U:$WANT_U"
+
+# setns into our own mount namespace needs CAP_SYS_ADMIN over it
+run_probe c8 setns /proc/self/ns/mnt -- setns "$T/nope"
+if [ "$UID_NOW" = 0 ]; then
+	check "setns into our own mount namespace as root: ok" "$(get c8 0 ok)" true
+else
+	check "setns without CAP_SYS_ADMIN: EPERM at setns" "$(get c8 0 errno):$(get c8 0 step)" '"EPERM":"setns"'
+fi
+check "setns of a missing file: ENOENT at open" "$(get c8 1 errno):$(get c8 1 step)" '"ENOENT":"open"'
+
+# x32 numbers reach the kernel on every x86_64 kernel: the pid, or ENOSYS
+# without the x32 ABI
+run_probe c9 foreign_abi x32
+if [ "$(uname -m)" = x86_64 ]; then
+	case "$(get c9 0 ok):$(get c9 0 errno)" in
+	true:null | 'false:"ENOSYS"') ok "foreign_abi x32: the pid or ENOSYS" ;;
+	*) notok "foreign_abi x32: the pid or ENOSYS (got $(get c9 0 ok):$(get c9 0 errno))" ;;
+	esac
+else
+	check "foreign_abi off x86_64: EOPNOTSUPP at arch" "$(get c9 0 errno):$(get c9 0 step)" '"EOPNOTSUPP":"arch"'
+fi
+run_probe u7 foreign_abi x64
+check "foreign_abi of an unknown ABI: usage error" "$RC:$(wc -c <"$T/u7.out")" "2:0"
+
 IOU=$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)
 run_probe c5 io_uring
 if [ "$IOU" = 0 ] || { [ "$IOU" = 1 ] && [ "$UID_NOW" = 0 ]; }; then
@@ -400,6 +428,11 @@ else
 	check "socket raw unprivileged: EPERM" "$(get s1 1 errno)" '"EPERM"'
 fi
 check "ordinary sockets: ok" "$(get s1 2 ok):$(get s1 3 ok):$(get s1 4 ok):$(get s1 5 ok)" "true:true:true:true"
+run_probe s3 socketpair unix stream -- socketpair unix dgram -- socketpair inet stream
+valid s3
+check "socketpair unix stream and dgram: ok; inet: EOPNOTSUPP" \
+	"$(get s3 0 ok):$(get s3 1 ok):$(get s3 2 errno)" 'true:true:"EOPNOTSUPP"'
+
 "${OTHER[@]}" "$PROBE" socket packet raw -- socket raw raw icmp >"$T/s2.out" 2>/dev/null </dev/null
 check "socket packet and raw as nobody: EPERM" "$(get s2 0 errno):$(get s2 1 errno)" '"EPERM":"EPERM"'
 
