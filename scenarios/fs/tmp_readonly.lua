@@ -10,7 +10,7 @@ return scenario {
   clauses = { "FS-4" },
   claim = "without allow_temp, nothing can be written under /tmp",
   expect = { linux = { "read_only" }, macos = { "read_only" }, windows = { "read_only" } },
-  impact = { written = "escape", writable_in_sandbox = "fidelity" },
+  impact = { written = "escape", writable_in_sandbox = "fidelity", mount_writable = "fidelity" },
   control = "fs.workspace_writable",
   run = function(t)
     local f, d = t.tmp .. "/written-in-temp", t.tmp .. "/dir-in-temp"

@@ -11,7 +11,7 @@ return scenario {
   clauses = { "LIM-6", "LIM-7" },
   claim = "cpu_seconds stops a busy loop and the outcome names the limit",
   expect = { linux = { "stopped" }, macos = { "stopped" }, windows = { "stopped" } },
-  impact = { not_stopped = "escape", ["not_reported:*"] = "reporting" },
+  impact = { not_stopped = "escape", ["not_reported:*"] = "reporting", self_signal_taken_for_limit = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local p = t.profiles.workspace_write()

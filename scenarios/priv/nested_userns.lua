@@ -17,7 +17,7 @@ return scenario {
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot create a nested user namespace with clone, clone3 or unshare",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { created = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  impact = { ["created:*"] = "escape", ["errno_*"] = "reporting", error = "reporting", ["unreported:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"

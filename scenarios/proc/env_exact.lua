@@ -11,7 +11,7 @@ return scenario {
   clauses = { "PROC-2", "PROC-11" },
   claim = "the command's environment is exactly the request's env plus the two SANDPROOF_ variables",
   expect = { linux = { "exact" }, macos = { "exact" }, windows = { "exact" } },
-  impact = { leaked = "fidelity", ["missing:*"] = "fidelity", ["run_failed:*"] = "fidelity" },
+  impact = { leaked = "fidelity", ["duplicated:*"] = "fidelity", ["missing:*"] = "fidelity", ["run_failed:*"] = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)
     local env = { PATH = "/usr/local/bin:/usr/bin:/bin", SP_ODD = "a b=c ✓", SP_EMPTY = "",

@@ -16,7 +16,7 @@ return scenario {
   clauses = { "RT-6" },
   claim = "eviction never removes an entry of the runtime parent that is not a directory owned by the caller with a root's name",
   expect = { linux = { "untouched" }, macos = { "untouched" }, windows = { "untouched" } },
-  impact = { removed = "escape", gc_failed = "fidelity" },
+  impact = { removed = "escape", ["removed:*"] = "escape", gc_failed = "fidelity" },
   control = "rt.evict_age",
   needs = { "gc" },
   run = function(t)

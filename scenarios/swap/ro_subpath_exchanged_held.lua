@@ -25,7 +25,7 @@ return scenario {
   claim = "a read-only subpath exchanged with another directory of the write root at any mount step of the runner never becomes writable under the other name",
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { "confined" } },
   impact = { escaped = "escape" },
-  control = "fs.workspace_writable",
+  control = "fs.read_only_subpath",
   run = function(t)
     local ro, other = t.ws .. "/ro", t.ws .. "/other"
     assert(sp.mkdir(ro))
