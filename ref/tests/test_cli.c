@@ -95,8 +95,9 @@ static void exec_validation(void)
 	expect_status((char *[]){ref, "exec", "--write", ws, "--protect", "a//b", "--", "true", NULL},
 		      NULL, 2, "plain relative name (no empty", "--protect a//b is usage, not setup");
 	snprintf(marker, sizeof(marker), "%s/ok", ws);
-	expect_status((char *[]){ref, "exec", "--write", ws, "--protect", "foo..bar", "--", "touch",
-				 marker, NULL}, NULL, 0, NULL, "--protect foo..bar is a plain name");
+	/* --cwd: the test's own directory may be under /tmp, which the sandbox replaces */
+	expect_status((char *[]){ref, "exec", "--write", ws, "--cwd", ws, "--protect", "foo..bar", "--",
+				 "touch", marker, NULL}, NULL, 0, NULL, "--protect foo..bar is a plain name");
 	t_ok(access(marker, F_OK) == 0, "and the command ran under it");
 	expect_status((char *[]){ref, "exec", "--network", "none", "--", "true", NULL}, NULL, 2,
 		      "profile.network.mode: must be \"deny\" or \"allow\" (from --network)",
