@@ -1,24 +1,34 @@
 /* store_write.c - the write calls of the results store (sandproof/store.h):
  * each is one transaction, committed (or rolled back) before it returns. */
 #include <errno.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 
 #include "store_int.h"
 
+/* The prologue of every write: a writable store, the argument present
+ * (ok), the prepared statement `which`, and an open transaction.  Returns
+ * 0 with *st set, or -errno (recorded in db) with nothing begun. */
+static int write_begin(struct store *db, int which, bool ok, const char *what, sqlite3_stmt **st)
+{
+	int r = store_writable(db);
+
+	if (r)
+		return r;
+	if (!ok)
+		return store_fail(db, -EINVAL, "%s: NULL", what);
+	*st = db->st[which];
+	return store_tx_begin(db);
+}
+
 int64_t store_begin_run(struct store *db, const struct store_run *run)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int64_t id = 0;
 	int r;
 
-	r = store_writable(db);
-	if (r)
-		return r;
-	if (!run)
-		return store_fail(db, -EINVAL, "run: NULL");
-	st = db->st[ST_RUN_BEGIN];
-	r = store_tx_begin(db);
+	r = write_begin(db, ST_RUN_BEGIN, run, "run", &st);
 	if (r)
 		return r;
 	r = store_bind_text(db, st, ":started_at", run->started_at);
@@ -43,14 +53,10 @@ int64_t store_begin_run(struct store *db, const struct store_run *run)
 
 int store_finish_run(struct store *db, int64_t run_id, const char *finished_at)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = store_writable(db);
-	if (r)
-		return r;
-	st = db->st[ST_RUN_FINISH];
-	r = store_tx_begin(db);
+	r = write_begin(db, ST_RUN_FINISH, true, "run finish", &st);
 	if (r)
 		return r;
 	r = store_bind_int(db, st, ":id", run_id);
@@ -64,16 +70,10 @@ int store_finish_run(struct store *db, int64_t run_id, const char *finished_at)
 
 int store_put_scenario(struct store *db, const struct store_scenario *sc)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = store_writable(db);
-	if (r)
-		return r;
-	if (!sc)
-		return store_fail(db, -EINVAL, "scenario: NULL");
-	st = db->st[ST_SCENARIO_PUT];
-	r = store_tx_begin(db);
+	r = write_begin(db, ST_SCENARIO_PUT, sc, "scenario", &st);
 	if (r)
 		return r;
 	r = store_bind_text(db, st, ":id", sc->id);
@@ -90,19 +90,13 @@ int store_put_scenario(struct store *db, const struct store_scenario *sc)
 int64_t store_add_result(struct store *db, const struct store_result *res,
 			 const struct store_evidence *ev, size_t n_ev)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char what[48];
 	int64_t id = 0;
 	size_t i;
 	int r;
 
-	r = store_writable(db);
-	if (r)
-		return r;
-	if (!res || (n_ev && !ev))
-		return store_fail(db, -EINVAL, "result: NULL");
-	st = db->st[ST_RESULT_ADD];
-	r = store_tx_begin(db);
+	r = write_begin(db, ST_RESULT_ADD, res && (!n_ev || ev), "result", &st);
 	if (r)
 		return r;
 	r = store_bind_int(db, st, ":run_id", res->run_id);
