@@ -22,18 +22,6 @@ static int64_t jint(const cJSON *o, const char *k, int64_t def)
 	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : def;
 }
 
-const char *const runlog_impacts[RUNLOG_N_IMPACTS] = {
-	"escape", "exposure", "reporting", "fidelity", "residue",
-};
-
-int runlog_impact_index(const char *name)
-{
-	for (int i = 0; name && i < RUNLOG_N_IMPACTS; i++)
-		if (!strcmp(name, runlog_impacts[i]))
-			return i;
-	return -1;
-}
-
 /* Keeps (runner, scenario, class) of a fail for the summary. */
 static void fail_keep(struct tally *t, const char *runner, const char *scenario, int impact)
 {
@@ -67,19 +55,19 @@ static void fail_keep(struct tally *t, const char *runner, const char *scenario,
  * scenarios, escapes first. */
 static void summary_runner(const struct tally *t, const char *runner, FILE *f)
 {
-	size_t n[RUNLOG_N_IMPACTS] = {0};
+	size_t n[STORE_N_IMPACTS] = {0};
 
 	for (size_t i = 0; i < t->n_fails; i++)
 		if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact >= 0)
 			n[t->fails[i].impact]++;
 	fprintf(f, "  %s:", runner);
-	for (int c = 0; c < RUNLOG_N_IMPACTS; c++)
-		fprintf(f, "%s %zu %s", c ? "," : "", n[c], runlog_impacts[c]);
+	for (int c = 0; c < STORE_N_IMPACTS; c++)
+		fprintf(f, "%s %zu %s", c ? "," : "", n[c], store_impacts[c]);
 	fputc('\n', f);
-	for (int c = 0; c < RUNLOG_N_IMPACTS; c++) {
+	for (int c = 0; c < STORE_N_IMPACTS; c++) {
 		if (!n[c])
 			continue;
-		fprintf(f, "    %s:", runlog_impacts[c]);
+		fprintf(f, "    %s:", store_impacts[c]);
 		for (size_t i = 0; i < t->n_fails; i++)
 			if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact == c)
 				fprintf(f, " %s", t->fails[i].scenario);
@@ -173,7 +161,7 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	if (!strcmp(verdict, "pass")) t->pass++;
 	else if (!strcmp(verdict, "fail")) {
 		t->fail++;
-		fail_keep(t, runner, s->id, runlog_impact_index(r.impact));
+		fail_keep(t, runner, s->id, store_impact_index(r.impact));
 	}
 	else if (!strcmp(verdict, "skip")) t->skip++;
 	else if (!strcmp(verdict, "unsupported")) t->unsupported++;

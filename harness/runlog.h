@@ -14,7 +14,7 @@
 /* One failing result, for the impact summary. */
 struct runlog_fail {
 	char *runner, *scenario;
-	int impact;              /* index in runlog_impacts[] */
+	int impact;              /* index in store_impacts[] */
 };
 
 struct tally {
@@ -25,12 +25,6 @@ struct tally {
 	size_t n_fails, cap_fails;
 	bool fails_lost;         /* out of memory: the summary is incomplete */
 };
-
-/* The impact classes, in the order reports list them (escapes first). */
-#define RUNLOG_N_IMPACTS 5
-extern const char *const runlog_impacts[RUNLOG_N_IMPACTS];
-/* The index of class name in runlog_impacts[], or -1. */
-int runlog_impact_index(const char *name);
 
 /* Record the result JSON of one pair (a malformed one becomes verdict
  * error), print its line on echo (NULL: quiet), count it (a fail with its

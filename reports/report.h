@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "sandproof/report_cli.h"   /* the subcommands and their exit statuses */
+#include "sandproof/store.h"        /* the impact classes */
 
 /* Verdicts, in the schema's words; RV_NONE: no result in that cell. */
 enum report_verdict {
@@ -165,16 +166,13 @@ const char *report_power(const struct report_res *r, char *buf, size_t n);
 
 /* ---- impact classes (report_impact.c) ------------------------------------ */
 
-/* The classes of a failing result, in the order reports list them. */
-#define REPORT_N_IMPACTS 5
-extern const char *const report_impacts[REPORT_N_IMPACTS];
-/* The index of class s in report_impacts[], or -1 (NULL, unknown). */
-int report_impact_parse(const char *s);
+/* The classes of a failing result, in the order reports list them, are the
+ * store's (sandproof/store.h: store_impacts, store_impact_index). */
 /* The class index of a fail, or -1 (not a fail, or a fail without a known
  * class: a baseline export). */
 int report_impact_of(const struct report_res *r);
 /* n[c]: the fails of column col in class c. */
-void report_impact_count(const struct report_set *s, size_t col, size_t n[REPORT_N_IMPACTS]);
+void report_impact_count(const struct report_set *s, size_t col, size_t n[STORE_N_IMPACTS]);
 
 /* Resets getopt for a subcommand parsed after another parse in the same
  * process (tests call several subcommands). */

@@ -140,12 +140,12 @@ static void put_head(const struct report_set *s, const char *nonce, FILE *f)
 static void put_impact(const struct report_set *s, FILE *f)
 {
 	char label[256];
-	size_t n[REPORT_N_IMPACTS];
+	size_t n[STORE_N_IMPACTS];
 
 	fprintf(f, "<section id=\"impact\"><h2>Impact of the failures</h2>\n<table class=\"sum\"><thead><tr><th>%s</th>",
 		s->multi_os ? "OS/runner" : "runner");
-	for (int c = 0; c < REPORT_N_IMPACTS; c++)
-		fprintf(f, "<th>%s</th>", report_impacts[c]);
+	for (int c = 0; c < STORE_N_IMPACTS; c++)
+		fprintf(f, "<th>%s</th>", store_impacts[c]);
 	fprintf(f, "</tr></thead><tbody>\n");
 	for (size_t j = 0; j < s->n_cols; j++) {
 		report_impact_count(s, j, n);
@@ -154,10 +154,10 @@ static void put_impact(const struct report_set *s, FILE *f)
 		fprintf(f, "\"><th>");
 		report_esc(f, report_col_label(s, j, label, sizeof label), 0, 0);
 		fprintf(f, "</th>");
-		for (int c = 0; c < REPORT_N_IMPACTS; c++) {
+		for (int c = 0; c < STORE_N_IMPACTS; c++) {
 			size_t k = 0;
 
-			fprintf(f, "<td class=\"n\" data-impact=\"%s\">%zu", report_impacts[c], n[c]);
+			fprintf(f, "<td class=\"n\" data-impact=\"%s\">%zu", store_impacts[c], n[c]);
 			for (size_t i = 0; i < s->n_scens; i++)
 				if (report_impact_of(report_cell(s, i, j)) == c) {
 					fprintf(f, "%s", k++ ? ", " : "<br><span class=\"t\">");
@@ -220,9 +220,9 @@ static void put_filters(const struct report_set *s, FILE *f)
 		fprintf(f, "<label style=\"background:%s\"><input type=\"checkbox\" checked data-v=\"%s\"> %s</label>",
 			colours[v], report_verdict_name(v), report_verdict_name(v));
 	fprintf(f, "</fieldset><fieldset><legend>impact</legend>");
-	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+	for (int c = 0; c < STORE_N_IMPACTS; c++)
 		fprintf(f, "<label><input type=\"checkbox\" checked data-impact=\"%s\"> %s</label>",
-			report_impacts[c], report_impacts[c]);
+			store_impacts[c], store_impacts[c]);
 	fprintf(f, "<label><input type=\"checkbox\" checked data-impact=\"none\"> not a failure</label>");
 	fprintf(f, "</fieldset><button type=\"button\" id=\"expand\">expand all</button> "
 		"<button type=\"button\" id=\"collapse\">collapse all</button></section>\n");
@@ -251,7 +251,7 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 	report_esc(f, c->os, 0, 1);
 	fprintf(f, "\" data-runner=\"");
 	report_esc(f, c->runner, 0, 1);
-	fprintf(f, "\" data-impact=\"%s\"", imp >= 0 ? report_impacts[imp] : "none");
+	fprintf(f, "\" data-impact=\"%s\"", imp >= 0 ? store_impacts[imp] : "none");
 	if (!r) {
 		fprintf(f, " title=\"not run\">&ndash;</td>");
 		return;
@@ -267,11 +267,11 @@ static void put_cell(const struct report_set *s, size_t i, size_t j, FILE *f)
 		report_esc(f, r->reason, TITLE_MAX, 1);
 	}
 	if (imp >= 0)
-		fprintf(f, " &#183; impact: %s", report_impacts[imp]);
+		fprintf(f, " &#183; impact: %s", store_impacts[imp]);
 	fprintf(f, "\"><details><summary><span class=\"vd\">");
 	report_esc(f, r->verdict, 0, 0);
 	if (imp >= 0)
-		fprintf(f, " (%s)", report_impacts[imp]);
+		fprintf(f, " (%s)", store_impacts[imp]);
 	fprintf(f, "</span> <span class=\"t\">");
 	put_ms(f, r->duration_ms);
 	fprintf(f, "</span>");

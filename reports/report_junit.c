@@ -101,7 +101,7 @@ static void put_case(FILE *f, const char *suite, const char *id, const struct re
 		return;
 	case RV_FAIL:              /* type: the impact class, "fail" if unknown */
 		fprintf(f, ">\n      <failure type=\"%s\"",
-			report_impact_of(r) >= 0 ? report_impacts[report_impact_of(r)] : "fail");
+			report_impact_of(r) >= 0 ? store_impacts[report_impact_of(r)] : "fail");
 		put_message(f, r);
 		fprintf(f, ">");
 		put_evidence(f, r);
@@ -140,12 +140,12 @@ static struct counts col_counts(const struct report_set *s, size_t j)
  * class, "N" or "N: id id ...". */
 static void put_impact_props(const struct report_set *s, size_t j, FILE *f)
 {
-	size_t n[REPORT_N_IMPACTS];
+	size_t n[STORE_N_IMPACTS];
 	char name[32];
 
 	report_impact_count(s, j, n);
-	for (int c = 0; c < REPORT_N_IMPACTS; c++) {
-		snprintf(name, sizeof name, "impact.%s", report_impacts[c]);
+	for (int c = 0; c < STORE_N_IMPACTS; c++) {
+		snprintf(name, sizeof name, "impact.%s", store_impacts[c]);
 		fprintf(f, "      <property name=\"%s\" value=\"%zu", name, n[c]);
 		for (size_t i = 0, k = 0; i < s->n_scens; i++)
 			if (report_impact_of(report_cell(s, i, j)) == c) {

@@ -121,14 +121,14 @@ static void put_summary(const struct report_set *s, FILE *f)
 static void put_impact(const struct report_set *s, FILE *f)
 {
 	char label[256];
-	size_t n[REPORT_N_IMPACTS];
+	size_t n[STORE_N_IMPACTS];
 
 	fprintf(f, "### Impact of the failures (escapes first)\n\n| %s |",
 		s->multi_os ? "OS/runner" : "runner");
-	for (int c = 0; c < REPORT_N_IMPACTS; c++)
-		fprintf(f, " %s |", report_impacts[c]);
+	for (int c = 0; c < STORE_N_IMPACTS; c++)
+		fprintf(f, " %s |", store_impacts[c]);
 	fprintf(f, "\n|---|");
-	for (int c = 0; c < REPORT_N_IMPACTS; c++)
+	for (int c = 0; c < STORE_N_IMPACTS; c++)
 		fprintf(f, "--:|");
 	fprintf(f, "\n");
 	for (size_t j = 0; j < s->n_cols; j++) {
@@ -136,21 +136,21 @@ static void put_impact(const struct report_set *s, FILE *f)
 		fprintf(f, "| ");
 		md_cell(f, report_col_label(s, j, label, sizeof label), CELL_BYTES);
 		fprintf(f, " |");
-		for (int c = 0; c < REPORT_N_IMPACTS; c++)
+		for (int c = 0; c < STORE_N_IMPACTS; c++)
 			fprintf(f, n[c] ? " **%zu** |" : " %zu |", n[c]);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n");
 	for (size_t j = 0; j < s->n_cols; j++) {
 		report_impact_count(s, j, n);
-		for (int c = 0; c < REPORT_N_IMPACTS; c++) {
+		for (int c = 0; c < STORE_N_IMPACTS; c++) {
 			size_t k = 0;
 
 			if (!n[c])
 				continue;
 			fprintf(f, "- ");
 			md_cell(f, report_col_label(s, j, label, sizeof label), CELL_BYTES);
-			fprintf(f, ", %s (%zu):", report_impacts[c], n[c]);
+			fprintf(f, ", %s (%zu):", store_impacts[c], n[c]);
 			for (size_t i = 0; i < s->n_scens; i++)
 				if (report_impact_of(report_cell(s, i, j)) == c && k++ < ROWS_MAX) {
 					fprintf(f, "%s<code>", k > 1 ? "," : "");

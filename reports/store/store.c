@@ -96,6 +96,18 @@ static int store_errno(sqlite3 *h, int rc)
 }
 
 /* Records a message in db->err and returns r (a -errno). */
+const char *const store_impacts[STORE_N_IMPACTS] = {
+	"escape", "exposure", "reporting", "fidelity", "residue",
+};
+
+int store_impact_index(const char *name)
+{
+	for (int i = 0; name && i < STORE_N_IMPACTS; i++)
+		if (!strcmp(name, store_impacts[i]))
+			return i;
+	return -1;
+}
+
 int store_fail(struct store *db, int r, const char *fmt, ...)
 {
 	va_list ap;

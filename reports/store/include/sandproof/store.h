@@ -87,6 +87,14 @@ struct store_result {
 				      * exposure reporting fidelity residue */
 };
 
+/* The impact classes a fail carries (docs/CONTRACT.md, "Impact classes"),
+ * in the order every summary and report lists them: escapes first.  The
+ * schema's CHECK on result.impact names the same five. */
+#define STORE_N_IMPACTS 5
+extern const char *const store_impacts[STORE_N_IMPACTS];
+/* The index of class name in store_impacts[], or -1 (NULL, unknown). */
+int store_impact_index(const char *name);
+
 /* A row of table evidence (without its ids). */
 struct store_evidence {
 	const char *kind;            /* probe stderr outcome census traceback note */
