@@ -681,15 +681,29 @@ static void swap_symlink_root(void)
 }
 
 /* The swapper: exchanges the workspace with a symlink to the outside dir
- * as fast as it can until killed; *count says how often it did. */
+ * in bursts until killed: an even number of exchanges as fast as it can
+ * (the names end where they began), then a pause of up to ~2 ms with the
+ * workspace in place.  The bursts race every step of a run's setup; the
+ * pauses let some runs set up at all, so the race power check below does
+ * not depend on how fast this machine happens to be.  *count says how
+ * many exchanges it made. */
 static pid_t swapper_start(const char *a, const char *b, volatile long *count)
 {
 	pid_t pid = fork();
+	unsigned seed = (unsigned)getpid();
 
 	if (pid == 0) {
-		for (;;)
-			if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
-				(*count)++;
+		for (;;) {
+			int burst = 2 * (1 + (int)(rand_r(&seed) % 200));
+
+			while (burst > 0)
+				if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b,
+					    RENAME_EXCHANGE) == 0) {
+					(*count)++;
+					burst--;
+				}
+			usleep(rand_r(&seed) % 2000);
+		}
 	}
 	return pid;
 }
@@ -708,9 +722,11 @@ static void swap_during_run(void)
 	symlink(A.out, swap);
 	*count = 0;
 	sw = swapper_start(A.ws, swap, count);
-	/* ~1.5 s of runs, each writing 100 files by absolute and relative
-	 * path while the host keeps exchanging the workspace's name. */
-	while (runs < 200 && enf_now_ms() - t0 < 1500) {
+	/* ~1.5 s of runs (up to 8 s until one completes), each writing 100
+	 * files by absolute and relative path while the host keeps
+	 * exchanging the workspace's name. */
+	while (runs < 200 && (enf_now_ms() - t0 < 1500 ||
+			      (completed == 0 && enf_now_ms() - t0 < 8000))) {
 		cJSON *req = enf_req_new(A.ws, "deny");
 		cJSON *wr = enf_write_root(req, A.ws);
 		struct enf_run e;
