@@ -30,6 +30,7 @@
 #include "smoke.h"
 #include "sp.h"
 #include "scen.h"
+#include "sandproof/prims.h"
 #include "sandproof/proc.h"
 
 #define EXIT_FAILED SESSION_EXIT_FAILED
@@ -56,6 +57,8 @@ static const char usage[] =
 "       could not be recorded (a full disk; a database another process held\n"
 "       locked for more than --db-wait seconds, default 30): the run says on\n"
 "       stderr how many were lost and why.\n"
+"       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenario is stopped\n"
+"       and cleaned up, the results so far kept; exit 128 + the signal.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
 "env    the environment fingerprint recorded with every run.\n"
 "report renders a database (HTML matrix, JUnit XML, Markdown, TAP).\n"
@@ -247,7 +250,9 @@ static char *run_fingerprint(const struct run_opts *o, char *list, size_t len)
 			     (unsigned)o->timeout, o->scale);
 }
 
-/* Runs every (repeat, scenario, runner) and records each result in ss. */
+/* Runs every (repeat, scenario, runner) and records each result in ss;
+ * stops at an interrupt (scen_interrupt_install) with the pair it was
+ * running unrecorded. */
 static void run_pairs(struct session *ss, const struct run_opts *o)
 {
 	const struct scen_list *l = &ss->scenarios;
@@ -261,9 +266,16 @@ static void run_pairs(struct session *ss, const struct run_opts *o)
 				char *json = NULL;
 				uint64_t s = o->seed + k;
 
+				int rc;
+
+				if (scen_interrupted())
+					return;
 				runlog_progress(t, l->v[i].id, tty);
-				if (scen_run_pair(&paths, &l->v[i], o->runners[j], s,
-						  (unsigned)o->timeout * o->scale[j], &json) < 0)
+				rc = scen_run_pair(&paths, &l->v[i], o->runners[j], s,
+						   (unsigned)o->timeout * o->scale[j], &json);
+				if (rc == -EINTR)
+					return;
+				if (rc < 0)
 					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
 				session_record(ss, &l->v[i], o->runners[j], s, json, tty, stdout,
 					       NULL, 0);
@@ -319,6 +331,23 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 	return 0;
 }
 
+/* An interrupted run: the run row stays unfinished (as after SIGKILL),
+ * every result printed is in the database; exit 128 + the signal. */
+static int run_interrupted(struct session *ss)
+{
+	const struct tally *t = &ss->tally;
+	int sig = scen_interrupted();
+
+	runlog_impact_summary(&ss->tally, stdout);
+	fflush(stdout);
+	fprintf(stderr, "sandproof: interrupted by %s: stopped the running scenario and removed "
+		"what it started; %u results recorded in %s, the run is not marked finished\n",
+		prims_signal_name(sig), t->pass + t->fail + t->skip + t->unsupported +
+		t->inconclusive + t->error - t->lost, ss->dbpath);
+	session_close(ss);
+	return session_exit_status(ss, 128 + sig);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
@@ -345,7 +374,14 @@ static int cmd_run(int argc, char **argv)
 		session_close(&ss);
 		return rc;
 	}
+	if ((rc = scen_interrupt_install()) < 0) {
+		fprintf(stderr, "sandproof: cannot handle interrupts: %s\n", strerror(-rc));
+		session_close(&ss);
+		return SESSION_EXIT_INTERNAL;
+	}
 	run_pairs(&ss, &o);
+	if (scen_interrupted())
+		return run_interrupted(&ss);
 	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
 	runlog_impact_summary(&ss.tally, stdout);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",

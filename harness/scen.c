@@ -338,6 +338,48 @@ static void temp_sweep(pid_t pid)
 	}
 }
 
+static volatile sig_atomic_t interrupt_sig;
+
+static void on_interrupt(int sig)
+{
+	interrupt_sig = sig;
+}
+
+static const int interrupt_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+int scen_interrupt_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(interrupt_sigs) / sizeof(interrupt_sigs[0]); i++)
+		if (sigaction(interrupt_sigs[i], &sa, NULL) < 0)
+			return -errno;
+	return 0;
+}
+
+int scen_interrupted(void)
+{
+	return interrupt_sig;
+}
+
+/* The scenario process: default dispositions (the harness's interrupt
+ * handler must not keep it alive), its own session, no terminal. */
+static void child_start(const struct scen_paths *p, const struct scen *s,
+			const char *runner, uint64_t seed, int fd)
+{
+	for (size_t i = 0; i < sizeof(interrupt_sigs) / sizeof(interrupt_sigs[0]); i++)
+		signal(interrupt_sigs[i], SIG_DFL);
+	setsid(); /* no controlling terminal for anything a scenario starts */
+	/* Best effort where the OS has them (proc.h): the scenario dies with
+	 * the harness and its orphans come back to it. */
+	proc_die_with_parent();
+	proc_init();
+	child(p, s, runner, seed, fd);
+}
+
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
 {
@@ -355,16 +397,16 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		return rc;
 	}
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		rc = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		free(buf);
+		return rc;
+	}
 	if (pid == 0) {
 		close(pfd[0]);
-		setsid(); /* no controlling terminal for anything a scenario starts */
-		/* Best effort where the OS has them (proc.h): the scenario
-		 * dies with the harness and its orphans come back to it. */
-		proc_die_with_parent();
-		proc_init();
-		child(p, s, runner, seed, pfd[1]);
+		child_start(p, s, runner, seed, pfd[1]);
 	}
 	close(pfd[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -376,14 +418,22 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left = (long)timeout_s * 1000 - ((now.tv_sec - t0.tv_sec) * 1000 +
 						  (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0) {
+		if (left <= 0 || interrupt_sig) {
 			timed_out = true;
 			break;
 		}
-		if (poll(&pf, 1, (int)left) <= 0)
+		/* slices: an interrupt between the check and poll() waits
+		 * at most one */
+		if (poll(&pf, 1, left < 200 ? (int)left : 200) <= 0)
 			continue;
-		if (len == cap)
-			buf = realloc(buf, (cap *= 2) + 1);
+		if (len == cap) {
+			char *more = realloc(buf, cap * 2 + 1);
+
+			if (!more)
+				break; /* the truncated JSON is reported as an error */
+			buf = more;
+			cap *= 2;
+		}
 		n = read(pfd[0], buf + len, cap - len);
 		if (n <= 0)
 			break;
@@ -399,6 +449,11 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 	proc_kill_descendants(2000);
 	temp_sweep(pid);
 	buf[len] = '\0';
+	if (timed_out && interrupt_sig) {
+		free(buf);
+		*json = NULL;
+		return -EINTR;
+	}
 	if (timed_out) {
 		free(buf);
 		char why[96];

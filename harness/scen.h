@@ -52,9 +52,19 @@ unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name)
 /* Run one pair in a child; *json receives the result (malloc'd JSON object
  * with verdict, observed, expected, reason, attempts, windows_hit,
  * min_power, duration_ms, evidence[]), or a synthesized error result when
- * the child crashed or passed timeout_s. */
+ * the child crashed or passed timeout_s.  0, -ENOMEM, -errno of pipe or
+ * fork, or -EINTR after an interrupt (scen_interrupt_install). */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
+
+/* `run`'s interrupt (SIGINT, SIGTERM, SIGHUP): scen_interrupt_install()
+ * makes them set a flag instead of killing the harness (0 or -errno);
+ * scen_interrupted() is the signal seen, or 0.  A pair running when it
+ * comes is ended as on a timeout (its process and everything it started
+ * killed, its temp directories removed) and scen_run_pair returns -EINTR
+ * with no result. */
+int scen_interrupt_install(void);
+int scen_interrupted(void);
 
 /* Remove the scenario temp directories (/tmp and /var/tmp,
  * sandproof-<pid>-*) of ours that no live process claims: sp.mkdtemp holds

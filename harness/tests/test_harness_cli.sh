@@ -351,5 +351,40 @@ fi
 expect 2 "$db: .*corrupt" "report refuses a corrupt database" "$sp" report "$db" -o "$tmp/r.html"
 expect 2 "$db: .*corrupt" "diff refuses a corrupt database" "$sp" diff "$tmp/lk2/linux.sqlite" "$db"
 expect 2 "$db: .*corrupt" "merge refuses a corrupt input" "$sp" merge "$tmp/lk2/linux.sqlite" "$db" -o "$tmp/m.sqlite"
+# An interrupted run (SIGTERM; SIGINT and SIGHUP alike) stops the running
+# scenario, removes its temp directories, keeps every printed result and
+# leaves the run unfinished; exit 128 + 15.  fs.s3 says where its temp
+# directory is, then waits.
+cat >"$tmp/st/fs/s3.lua" <<LUA
+return scenario { id = "fs.s3", clauses = {"FS-1"}, claim = "x",
+  expect = { linux = {"ok"}, macos = {"ok"}, windows = {"ok"} },
+  impact = { ["*"] = "escape" },
+  run = function(t)
+    sp.write("$tmp/s3dir.part", t.tmp)
+    os.rename("$tmp/s3dir.part", "$tmp/s3dir")
+    local t0 = sp.now_ms()
+    while sp.now_ms() - t0 < 60000 do sp.sleep_ms(20) end
+    return "ok"
+  end }
+LUA
+env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --filter 'fs.s[13]' --out "$tmp/intr" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+i=0
+while [ ! -s "$tmp/s3dir" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+s3dir=$(cat "$tmp/s3dir" 2>/dev/null)
+idb=$tmp/intr/linux.sqlite
+if [ $st -eq 143 ] && grep -q "interrupted by SIGTERM: .* 1 results recorded" "$tmp/err" && [ -n "$s3dir" ] &&
+	[ ! -e "$s3dir" ] && [ "$(sqlite3 "$idb" "select count(*) from result")" = 1 ] &&
+	[ -z "$(sqlite3 "$idb" "select finished_at from run")" ]; then
+	ok "SIGTERM: exit 143, the scenario's temp dir removed, 1 result kept, run unfinished"
+else
+	notok "SIGTERM (exit $st, temp dir ${s3dir:-?} $( [ -e "$s3dir" ] && echo left)): $(head -c 300 "$tmp/err")"
+fi
+rm -f "$tmp/st/fs/s3.lua"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
