@@ -380,15 +380,51 @@ static void child_start(const struct scen_paths *p, const struct scen *s,
 	child(p, s, runner, seed, fd);
 }
 
+/* Read the scenario's result from fd until EOF, timeout_s or an interrupt;
+ * *buf (malloc'd, cap + 1 bytes) grows as needed.  true when stopped by
+ * the time or an interrupt, not by EOF. */
+static bool pair_read(int fd, unsigned timeout_s, char **buf, size_t *len, size_t cap)
+{
+	struct timespec t0, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		long left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long)timeout_s * 1000 - ((now.tv_sec - t0.tv_sec) * 1000 +
+						  (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || interrupt_sig)
+			return true;
+		/* slices: an interrupt between the check and poll() waits
+		 * at most one */
+		if (poll(&pf, 1, left < 200 ? (int)left : 200) <= 0)
+			continue;
+		if (*len == cap) {
+			char *more = realloc(*buf, cap * 2 + 1);
+
+			if (!more)
+				return false; /* the truncated JSON is reported as an error */
+			*buf = more;
+			cap *= 2;
+		}
+		n = read(fd, *buf + *len, cap - *len);
+		if (n <= 0)
+			return false;
+		*len += (size_t)n;
+	}
+}
+
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
 {
 	int pfd[2], st = 0, rc;
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap + 1);
-	struct timespec t0, now;
+	size_t len = 0;
+	char *buf = malloc(65536 + 1);
 	pid_t pid;
-	bool timed_out = false;
+	bool timed_out;
 
 	if (!buf)
 		return -ENOMEM;
@@ -409,36 +445,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		child_start(p, s, runner, seed, pfd[1]);
 	}
 	close(pfd[1]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd pf = {pfd[0], POLLIN, 0};
-		long left;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (long)timeout_s * 1000 - ((now.tv_sec - t0.tv_sec) * 1000 +
-						  (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0 || interrupt_sig) {
-			timed_out = true;
-			break;
-		}
-		/* slices: an interrupt between the check and poll() waits
-		 * at most one */
-		if (poll(&pf, 1, left < 200 ? (int)left : 200) <= 0)
-			continue;
-		if (len == cap) {
-			char *more = realloc(buf, cap * 2 + 1);
-
-			if (!more)
-				break; /* the truncated JSON is reported as an error */
-			buf = more;
-			cap *= 2;
-		}
-		n = read(pfd[0], buf + len, cap - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
+	timed_out = pair_read(pfd[0], timeout_s, &buf, &len, 65536);
 	close(pfd[0]);
 	if (timed_out) {
 		/* The child is a subreaper: its session's processes are its
@@ -455,9 +462,9 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		return -EINTR;
 	}
 	if (timed_out) {
-		free(buf);
 		char why[96];
 
+		free(buf);
 		snprintf(why, sizeof(why), "scenario timed out after %u s", timeout_s);
 		*json = error_json(why);
 	} else if (len == 0) {
