@@ -127,11 +127,14 @@ static int plan_writes(struct sbpl_plan *pl, const struct sbpl_opts *opts, char 
 		rc = plan_write_root(pl, i, err);
 	if (rc)
 		return rc;
+	/* Unrestricted: everything is writable, the host's /tmp too (as on
+	 * Linux), and a temp directory needs no rule of its own. */
+	if (pl->write_all)
+		return 0;
 	if (req->allow_temp && opts->temp_dir)
 		return plan_param(pl, &pl->writes, "TEMP_DIR", opts->temp_dir,
 				  "temp_dir (the run's private temp directory)", err);
-	/* Unrestricted: the host's /tmp is writable, as on Linux. */
-	if (req->allow_temp && !pl->write_all)
+	if (req->allow_temp)
 		return sbpl_fail(err, -EOPNOTSUPP,
 				 "profile.filesystem.allow_temp: Seatbelt cannot give the "
 				 "command a private /tmp, and no private temp directory was "
