@@ -221,7 +221,7 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 	const char *t = p->text;
 	long last_allow, first_deny;
 	char err[SBPL_ERR_MAX], missing[1200] = "";
-	bool prot = true;
+	bool prot = true, blocked;
 
 	rule_order(t, &last_allow, &first_deny);
 	t_ok(header_ok(t), "request %zu: (version 1) then (deny default) first", k);
@@ -251,9 +251,11 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 					 "(subpath (param \"%s\"))", p->params[i].name,
 					 p->params[i].name);
 	t_ok(prot, "request %zu: every protected and deny_write path denied as literal and subpath", k);
-	t_ok(ancestors_blocked(req, p, missing, sizeof(missing)),
-	     "request %zu: every ancestor move-blocked%s%s", k, missing[0] ? ": missing " : "",
-	     missing);
+	blocked = ancestors_blocked(req, p, missing, sizeof(missing));
+	t_ok(blocked, "request %zu: every ancestor move-blocked%s%s", k,
+	     blocked ? "" : ": missing ", missing);
+	t_ok(has_line(t, "(deny default (with message \"tag \\\"q\\\"\"))"),
+	     "request %zu: the tag's quotes escaped in every deny", k);
 	t_ok(params_match(p), "request %zu: every parameter used and every use defined", k);
 	t_ok(sbpl_lint(t, err) == 0, "request %zu: the lint passes", k);
 }
@@ -318,6 +320,7 @@ static int gen_with(const char *json, const char *root, const char *temp, const 
 	struct request req;
 	int rc;
 
+	err[0] = '\0';
 	if (parse(json, &req))
 		return -1000;
 	if (root) { /* past the parser, which would have cleaned it */
