@@ -230,8 +230,9 @@ static void emit_fs_denies(struct gen *g)
 	emit_deny_end(g);
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,
-			"\n;; deny_read: not read, not executed, not moved out\n");
-	emit_denies(g, &pl->read_denies, "file-read* process-exec file-write-unlink", sub);
+			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
+	emit_denies(g, &pl->read_denies,
+		    "file-read* process-exec file-write-unlink file-clone", sub);
 }
 
 static void emit_network_denies(struct gen *g)

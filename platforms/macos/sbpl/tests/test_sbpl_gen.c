@@ -221,7 +221,7 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 	const char *t = p->text;
 	long last_allow, first_deny;
 	char err[SBPL_ERR_MAX], missing[1200] = "";
-	bool prot = true, blocked;
+	bool prot = true, hidden = true, blocked;
 
 	rule_order(t, &last_allow, &first_deny);
 	t_ok(header_ok(t), "request %zu: (version 1) then (deny default) first", k);
@@ -251,6 +251,12 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 					 "(subpath (param \"%s\"))", p->params[i].name,
 					 p->params[i].name);
 	t_ok(prot, "request %zu: every protected and deny_write path denied as literal and subpath", k);
+	for (size_t i = 0; i < p->n_params; i++)
+		if (strncmp(p->params[i].name, "DENY_READ_", 10) == 0)
+			hidden &= has_line(t, "(deny file-read* process-exec file-write-unlink "
+					   "file-clone (subpath (param \"%s\"))", p->params[i].name);
+	t_ok(hidden, "request %zu: every deny_read path unreadable, unexecutable, not moved or "
+	     "cloned out", k);
 	blocked = ancestors_blocked(req, p, missing, sizeof(missing));
 	t_ok(blocked, "request %zu: every ancestor move-blocked%s%s", k,
 	     blocked ? "" : ": missing ", missing);
