@@ -196,6 +196,18 @@ static bool ancestors_blocked(const struct request *req, const struct sbpl_profi
 	return true;
 }
 
+/* No ancestor parameter names a path another one names. */
+static bool ancestors_unique(const struct sbpl_profile *p)
+{
+	for (size_t i = 0; i < p->n_params; i++)
+		for (size_t k = i + 1; k < p->n_params; k++)
+			if (strncmp(p->params[i].name, "ANCESTOR_", 9) == 0 &&
+			    strncmp(p->params[k].name, "ANCESTOR_", 9) == 0 &&
+			    strcmp(p->params[i].value, p->params[k].value) == 0)
+				return false;
+	return true;
+}
+
 static bool params_match(const struct sbpl_profile *p)
 {
 	const char *s = p->text;
@@ -260,6 +272,7 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 	blocked = ancestors_blocked(req, p, missing, sizeof(missing));
 	t_ok(blocked, "request %zu: every ancestor move-blocked%s%s", k,
 	     blocked ? "" : ": missing ", missing);
+	t_ok(ancestors_unique(p), "request %zu: every ancestor listed once", k);
 	t_ok(has_line(t, "(deny default (with message \"tag \\\"q\\\"\"))"),
 	     "request %zu: the tag's quotes escaped in every deny", k);
 	t_ok(params_match(p), "request %zu: every parameter used and every use defined", k);
@@ -289,16 +302,36 @@ static char *strip_comments(const char *text)
 	return out;
 }
 
+/* 300 deny_write paths sharing their ancestors in many ways: the
+ * ancestor set grows (and rehashes) several times. */
+static char *many_paths_request(void)
+{
+	size_t cap = 64 * 1024, n;
+	char *s = malloc(cap);
+
+	n = (size_t)snprintf(s, cap, "{\"version\":1,\"command\":[\"true\"],\"profile\":"
+			     "{\"filesystem\":{\"allow_temp\":false,\"write_roots\":[{\"root\":"
+			     "\"/Users/dev/proj\"},{\"root\":\"/Users/dev/proj/a3\"}],"
+			     "\"deny_write\":[");
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%s\"/Users/dev/proj/a%d/b%d/c%d\"",
+				      i ? "," : "", i % 7, i % 13, i);
+	snprintf(s + n, cap - n, "]}}}");
+	return s;
+}
+
 static void structure(void)
 {
-	for (size_t k = 0; k < sizeof(requests) / sizeof(requests[0]); k++) {
+	char *many = many_paths_request();
+
+	for (size_t k = 0; k <= sizeof(requests) / sizeof(requests[0]); k++) {
 		struct sbpl_opts o = {.temp_dir = tmpdir, .message_tag = "tag \"q\""};
 		struct sbpl_profile p;
 		struct request req;
 		char err[SBPL_ERR_MAX];
 		int rc;
 
-		if (parse(requests[k], &req)) {
+		if (parse(k < sizeof(requests) / sizeof(requests[0]) ? requests[k] : many, &req)) {
 			t_ok(0, "request %zu parses", k);
 			continue;
 		}
@@ -314,6 +347,7 @@ static void structure(void)
 		sbpl_profile_free(&p);
 		request_free(&req);
 	}
+	free(many);
 }
 
 /* ---- refusals ---------------------------------------------------------- */
