@@ -146,6 +146,29 @@ static int argv_build(struct plan *p)
 	return rc;
 }
 
+/* The per-run private temp directory (RT-3, FS-4 as Seatbelt can): in
+ * the runtime root's tmp/ when the run has one (req->temp_dir); else,
+ * with allow_temp, in the runner's own temp directory (TMPDIR, else /tmp,
+ * resolved: /private/tmp on macOS); else none.  Seatbelt cannot give the
+ * command a /tmp of its own: TMPDIR (TMP, TEMP) name this directory, the
+ * only temp location the profile makes writable. */
+static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_error *err)
+{
+	const char *host = getenv("TMPDIR");
+	char real[PATH_MAX];
+
+	if (req->temp_dir)
+		return canon_tmpdir_make(req->temp_dir, &p->tmpdir, err);
+	if (!req->allow_temp || req->fs_kind != FS_RESTRICTED)
+		return 0;
+	if (!host || host[0] != '/')
+		host = "/tmp";
+	if (!realpath(host, real))
+		return seatbelt_fail(err, "private_tmp", host, errno,
+				     "cannot resolve the runner's temp directory");
+	return canon_tmpdir_make(real, &p->tmpdir, err);
+}
+
 /* The profile: generated for the effective request, then linted. */
 static int profile_make(struct plan *p, struct setup_error *err)
 {
@@ -182,8 +205,8 @@ int platform_prepare(const struct request *req, struct plan **out, struct setup_
 	rc = canon_check_request(req, err);
 	if (rc == 0)
 		rc = limits_plan(req, p, err);
-	if (rc == 0 && req->temp_dir)
-		rc = canon_tmpdir_make(req->temp_dir, &p->tmpdir, err);
+	if (rc == 0)
+		rc = tmpdir_plan(req, p, err);
 	if (rc == 0)
 		rc = profile_make(p, err);
 	if (rc == 0) {

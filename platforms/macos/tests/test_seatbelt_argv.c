@@ -17,6 +17,7 @@
  *     failure of the launch, step "seatbelt", and the command never ran (a
  *     marker it would create is absent). */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@
 #include "seatbelt.h"
 #include "t.h"
 
-static char area[64], argv_log[128];
+static char area[128], argv_log[160];
 
 static int parse(const char *json, struct request *req)
 {
@@ -109,7 +110,7 @@ static const char *env_of(const struct plan *p, const char *name)
 
 static void test_argv(void)
 {
-	char json[2048], tmpd[128], *exe = NULL;
+	char json[2048], tmpd[256], *exe = NULL;
 	struct request req;
 	struct plan *p = NULL;
 	struct launch *l = NULL;
@@ -232,7 +233,7 @@ static void test_refusals(void)
 
 static void test_refused_profile(void)
 {
-	char json[1024], marker[128];
+	char json[1024], marker[256];
 	struct request req;
 	struct plan *p = NULL;
 	struct launch *l = NULL;
@@ -265,12 +266,21 @@ static void test_refused_profile(void)
 
 int main(void)
 {
-	char ws[128];
+	char ws[256];
 
-	snprintf(area, sizeof(area), "/tmp/sp-seatbelt.XXXXXX");
+	/* In the working directory (ctest's: the build tree), not /tmp: the
+	 * generator refuses /tmp and /var spellings as macOS would read them. */
+	char cwd[PATH_MAX];
+
+	if (!getcwd(cwd, sizeof(cwd)) || strlen(cwd) > sizeof(area) - 24) {
+		printf("# the working directory is unusable or too long for this test\n");
+		return 1;
+	}
+	snprintf(area, sizeof(area), "%s/sp-seatbelt.XXXXXX", cwd);
 	if (!mkdtemp(area))
 		return 1;
 	snprintf(argv_log, sizeof(argv_log), "%s/argv.log", area);
+	setenv("TMPDIR", area, 1); /* a run without a runtime root: its temp dir here */
 	snprintf(ws, sizeof(ws), "%s/ws", area);
 	mkdir(ws, 0755);
 	test_argv();

@@ -22,10 +22,16 @@
 # Exit 0 when all hold, 1 otherwise (TAP lines say which).
 set -u
 ref=$1 sp=$2
-area=$(mktemp -d "${TMPDIR:-/tmp}/sp-seatbelt-run.XXXXXX") || exit 1
-area=$(cd "$area" && pwd -P) # canonical: /tmp is /private/tmp on macOS
+# In the working directory (ctest's: the build tree), canonical, and not
+# below /tmp or /var, whose spellings the generator refuses (macOS's are
+# /private/tmp and /private/var).
+area=$(mktemp -d "$(pwd -P)/sp-seatbelt-run.XXXXXX") || exit 1
 trap 'rm -rf "$area"' EXIT
-mkdir "$area/ws"
+mkdir "$area/ws" "$area/hosttmp"
+# The runner's own temp directory, where a run without a runtime root gets
+# its private TMPDIR (canonical here; /tmp is refused by the generator).
+TMPDIR=$area/hosttmp
+export TMPDIR
 n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
@@ -71,6 +77,8 @@ check '[ "$(j $area/stdin.json o[\"stdout\"])" = fed ]' "stdin is fed to the com
 req nf '["no-such-command-sandproof"]'
 check '[ "$(j $area/nf.json "o[\"kind\"]" "o[\"exec_error\"]")" = "executable_not_found ENOENT" ]' \
 	"a command not found: executable_not_found, ENOENT"
+
+check '[ -z "$(ls -A "$area/hosttmp")" ]' "without a runtime root: the private temp dir in the runner's TMPDIR is gone after the run"
 
 # ---- timeout and the process group ------------------------------------------
 req to '["sh","-c","sleep 300 & echo $! > bg; sleep 300"]' ',"timeout_ms":1500'
