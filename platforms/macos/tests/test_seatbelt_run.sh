@@ -10,9 +10,10 @@
 #     removed after the run; the root's lease is held while the command
 #     runs (flock -n on it fails from inside, where flock(1) exists);
 #   - fail closed: a symlinked write root, a stated pids limit and (posix-sim
-#     only: its sandbox-exec simulates the refusal) a profile sandbox-exec
-#     refuses are sandbox_setup_failure with their step, and the command's
-#     marker file is absent from the host;
+#     only: its sandbox-exec simulates them) a profile sandbox-exec refuses
+#     and a sandbox-exec that hangs before the command (10 s) are
+#     sandbox_setup_failure with their step, and the command's marker file
+#     is absent from the host;
 #   - honesty: backend "seatbelt-sim" and denials_reported false in the
 #     posix-sim, whose doctor says SIMULATION and exits 1; "seatbelt" on
 #     macOS, where a write outside the write root must also be absent from
@@ -118,6 +119,9 @@ if [ $sim -eq 1 ]; then
 	check '[ "$(j $area/refuse.json "o[\"kind\"]" "o[\"setup_error\"][\"step\"]" "o[\"setup_error\"][\"errno\"]")" = "sandbox_setup_failure seatbelt EINVAL" ]' \
 		"a profile sandbox-exec refuses: sandbox_setup_failure, step seatbelt, EINVAL"
 	check '[ ! -e "$marker" ]' "... and the command did not run (no marker)"
+	req hang "[\"touch\",\"$marker\"]" ',"timeout_ms":20000' '' ',"SANDPROOF_SIM_HANG":"1"'
+	check '[ "$(j $area/hang.json "o[\"kind\"]" "o[\"setup_error\"][\"step\"]" "o[\"setup_error\"][\"errno\"]")" = "sandbox_setup_failure seatbelt ETIMEDOUT" ] && [ ! -e "$marker" ]' \
+		"a sandbox-exec that never reaches the command: setup failure (ETIMEDOUT), the command did not run"
 else
 	skip "a refused profile is simulated by the posix-sim's sandbox-exec only"
 	outside=$(cd "$area/.." && pwd -P)/sp-seatbelt-outside.$$
