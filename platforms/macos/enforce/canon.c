@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy_path.h"
 #include "seatbelt.h"
 
 #define CANON_MAX_DEPTH 64
@@ -88,23 +89,6 @@ static int check_one(const char *what, const char *path, struct setup_error *err
 	return 1;
 }
 
-static bool beneath(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-
-	if (strcmp(root, "/") == 0)
-		return true;
-	return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
-static bool in_write_root(const struct request *req, const char *path)
-{
-	for (size_t i = 0; i < req->n_write_roots; i++)
-		if (beneath(req->write_roots[i].root, path))
-			return true;
-	return false;
-}
-
 /* must: an absent path is refused (it could be created, or there is
  * nothing to confine to); else absent is allowed. */
 static int check_list(const char *what, const struct strv *v, const struct request *req,
@@ -115,7 +99,7 @@ static int check_list(const char *what, const struct strv *v, const struct reque
 
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && (must || (req && in_write_root(req, v->v[i]))))
+		if (rc == 0 && (must || (req && policy_in_write_root(req, v->v[i]))))
 			return seatbelt_fail(err, what, v->v[i], ENOENT,
 					     must ? "must exist" :
 					     "must exist: it lies in a write root and could be created");

@@ -16,6 +16,7 @@
  * (renamex_np) and the process table (libproc).  The names:
  * common/prims_common.c. */
 #include "sandproof/prims.h"
+#include "prims_common.h"
 
 #include <string.h>
 
@@ -34,9 +35,7 @@ const char *prims_os_name(void)
 
 const char *prims_lacks(const char *primitive)
 {
-	static const struct {
-		const char *name, *why;
-	} lacks[] = {
+	static const struct prims_lack lacks[] = {
 		{"hold", "no syscall interposition"},
 		{"fault", "no syscall interposition"},
 		{"swap", PRIMS_NATIVE_ONLY("no atomic exchange without renamex_np(RENAME_SWAP)")},
@@ -48,10 +47,7 @@ const char *prims_lacks(const char *primitive)
 		{"private_mounts", "no private mount namespace"},
 	};
 
-	for (size_t i = 0; i < sizeof(lacks) / sizeof(lacks[0]); i++)
-		if (strcmp(primitive, lacks[i].name) == 0)
-			return lacks[i].why;
-	return "no such primitive";
+	return prims_lacks_find(lacks, sizeof(lacks) / sizeof(lacks[0]), primitive);
 }
 
 void prims_host_facts(prims_fact_fn emit, void *ctx)

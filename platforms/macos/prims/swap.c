@@ -9,6 +9,7 @@
  * Linux's, and the build is held to POSIX): every call is refused there
  * (prims_lacks("swap")). */
 #include "sandproof/swap.h"
+#include "prims_common.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,14 +24,6 @@
 #include <unistd.h>
 
 #define SWAP_STOP_WAIT_MS 2000
-
-/* Shared between the harness and its swapper; the swapper is the only
- * writer of count and err, the harness the only writer of stop. */
-struct swap_shm {
-	uint64_t count;
-	int stop;
-	int err;
-};
 
 struct swapper {
 	pid_t pid;
@@ -88,59 +81,48 @@ _Noreturn static void swap_loop(struct swapper *s, pid_t parent)
 	_exit(0);
 }
 
-/* s filled with the paths and their entries, the pair tried there and
- * back once (errors surface here, not as a loop that never ran). */
-static int swap_prepare(struct swapper *s, const char *a, const char *b)
+/* A new swapper for a and b (*out, owned): the paths and their entries,
+ * the pair tried there and back once, the shared counters mapped.  0 or
+ * -errno (nothing left allocated). */
+static int swap_new(const char *a, const char *b, struct swapper **out)
 {
-	int r;
+	struct swapper *s = calloc(1, sizeof(*s));
+	int r = s ? 0 : -ENOMEM;
 
-	s->a = strdup(a);
-	s->b = strdup(b);
-	if (!s->a || !s->b)
-		return -ENOMEM;
-	if (lstat(a, &s->sa) < 0 || lstat(b, &s->sb) < 0)
-		return -errno;
-	r = exchange(a, b);
-	if (r == 0 && (r = exchange(a, b)) < 0)
-		return r == -ENOENT ? -ESTALE : r;
-	if (r < 0)
-		return r;
-	s->shm = mmap(NULL, sizeof(*s->shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANON, -1, 0);
-	if (s->shm == MAP_FAILED) {
-		s->shm = NULL;
-		return -ENOMEM;
+	if (r == 0 && (!(s->a = strdup(a)) || !(s->b = strdup(b))))
+		r = -ENOMEM;
+	if (r == 0)
+		r = swap_pair_prepare(a, b, &s->sa, &s->sb, exchange);
+	if (r == 0) {
+		s->shm = mmap(NULL, sizeof(*s->shm), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANON, -1, 0);
+		if (s->shm == MAP_FAILED) {
+			s->shm = NULL;
+			r = -ENOMEM;
+		}
 	}
-	return 0;
+	if (r < 0 && s)
+		swap_free(s);
+	*out = r < 0 ? NULL : s;
+	return r;
 }
 
 int swap_start(const char *a, const char *b, struct swapper **out)
 {
-	struct swapper *s;
 	pid_t parent = getpid();
-	int r;
+	struct swapper *s = NULL;
+	int r = a && b && out ? swap_new(a, b, &s) : -EINVAL;
 
-	if (!a || !b || !out)
-		return -EINVAL;
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	r = swap_prepare(s, a, b);
-	if (r == 0 && (s->pid = fork()) < 0)
+	if (r == 0 && (s->pid = fork()) < 0) {
 		r = -errno;
-	if (r < 0) {
 		swap_free(s);
-		return r;
+		s = NULL;
 	}
-	if (s->pid == 0)
+	if (s && s->pid == 0)
 		swap_loop(s, parent);
-	*out = s;
-	return 0;
-}
-
-static bool swap_same(const struct stat *x, const struct stat *y)
-{
-	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
+	if (out)
+		*out = s;
+	return r;
 }
 
 /* Wait for the (unreaped) swapper to end by itself, else kill it. */
@@ -162,8 +144,7 @@ static void swap_reap(pid_t pid)
 
 int swap_stop(struct swapper *s, uint64_t *exchanges)
 {
-	struct stat now;
-	int r = 0, err;
+	int r, err;
 
 	if (!s)
 		return -EINVAL;
@@ -172,18 +153,7 @@ int swap_stop(struct swapper *s, uint64_t *exchanges)
 	if (exchanges)
 		*exchanges = __atomic_load_n(&s->shm->count, __ATOMIC_ACQUIRE);
 	err = __atomic_load_n(&s->shm->err, __ATOMIC_ACQUIRE);
-	/* Restore by identity, not by parity. */
-	if (lstat(s->a, &now) < 0) {
-		r = -errno;
-	} else if (swap_same(&now, &s->sb)) {
-		r = exchange(s->a, s->b);
-		if (r == 0 && lstat(s->a, &now) == 0 && !swap_same(&now, &s->sa))
-			r = -ESTALE;
-	} else if (!swap_same(&now, &s->sa)) {
-		r = -ESTALE;
-	}
-	if (r == 0 && err)
-		r = -err;
+	r = swap_pair_restore(s->a, s->b, &s->sa, &s->sb, err, exchange);
 	swap_free(s);
 	return r;
 }

@@ -1,12 +1,10 @@
-/* census.c - census.h on the macOS platform layer.
- *
- * The process table is libproc's (proc_listallpids, proc_pidinfo
- * PROC_PIDTBSDINFO) on macOS: census_procs, census_proc_read and
- * census_top answer from it.  A full residue census (marked command
- * lines, mounts, locks, files) is not built here: census_take and
- * census_diff refuse (prims_lacks("census") says why), never a census
- * that silently misses a kind.  The posix-sim has no libproc: every call
- * is refused. */
+/* census_procs.c - census.h's process table on macOS: libproc's
+ * (proc_listallpids, proc_pidinfo PROC_PIDTBSDINFO) gives census_procs,
+ * census_proc_read and census_top.  The rest of census.h (a full residue
+ * census: marked command lines, mounts, locks, files) is posix/'s
+ * census.c, which refuses it (prims_lacks("census")), never a census that
+ * silently misses a kind.  macOS only: the posix-sim has no libproc and
+ * compiles posix/prims/census_procs.c (refused) instead (CMakeLists.txt). */
 #include "sandproof/census.h"
 
 #include <errno.h>
@@ -15,40 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *census_kind_name(enum census_kind k)
-{
-	static const char *const names[] = {"proc", "marked", "mount", "lock", "file"};
-
-	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
-}
-
-void census_free(struct census *c)
-{
-	if (!c)
-		return;
-	free(c->items); /* no item was ever added here */
-	memset(c, 0, sizeof(*c));
-}
-
-int census_take(const struct census_opts *o, struct census *out)
-{
-	(void)o;
-	if (out)
-		memset(out, 0, sizeof(*out));
-	return -EOPNOTSUPP;
-}
-
-int census_diff(const struct census *before, const struct census *after,
-		struct census *added)
-{
-	(void)before;
-	(void)after;
-	if (added)
-		memset(added, 0, sizeof(*added));
-	return -EOPNOTSUPP;
-}
-
-#ifdef __APPLE__
 #include <libproc.h>
 #include <sys/proc.h>
 #include <sys/proc_info.h>
@@ -106,29 +70,6 @@ int census_procs(struct census_proc **out, size_t *n)
 	free(pids);
 	qsort(*out, *n, sizeof(**out), pid_cmp);
 	return 0;
-}
-#else
-int census_procs(struct census_proc **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	return -EOPNOTSUPP; /* posix-sim: no libproc */
-}
-
-int census_proc_read(pid_t pid, struct census_proc *p)
-{
-	(void)pid;
-	memset(p, 0, sizeof(*p));
-	return -EOPNOTSUPP;
-}
-#endif
-
-const struct census_proc *census_find(const struct census_proc *v, size_t n, pid_t pid)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].pid == pid)
-			return &v[i];
-	return NULL;
 }
 
 pid_t census_top(const struct census_proc *v, size_t n, size_t i, pid_t self)
