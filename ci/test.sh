@@ -59,7 +59,13 @@ cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
 (cd "$here/build-macos-sim" && ctest --output-on-failure -j 1 -L portable)
 simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
-"$here/build-macos-sim/sandproof" run --runner ref --filter 'proc.e*' --out "$simout"
+# Two scenarios that end unsupported there (no expectation on posix-sim); the
+# harness's /tmp workspaces are refused by the generator's macOS spelling
+# check, which makes most others end in errors until the harness places its
+# workspaces where macOS spells them canonically.
+for s in proc.env_exact proc.exit_127_not_notfound; do
+	"$here/build-macos-sim/sandproof" run --runner ref --filter "$s" --out "$simout"
+done
 # A simulation is never recorded as macOS.
 [ -f "$simout/posix-sim.sqlite" ] && [ ! -e "$simout/macos.sqlite" ] ||
 	{ echo "posix-sim results not in posix-sim.sqlite" >&2; rm -rf "$simout"; exit 1; }
