@@ -1,9 +1,30 @@
 #!/bin/sh
 # ci/deps.sh - install every build and test dependency on a fresh Debian
-# machine.  Idempotent and non-interactive: installs only what is missing.
+# machine, or on macOS with Homebrew (below).  Idempotent and
+# non-interactive: installs only what is missing.
 # (chromium renders the HTML report in a browser test; peers are installed
 # separately by ci/peers.sh.)
 set -eu
+
+# macOS: Homebrew's formulas.  lua is 5.4 (its lua5.4.pc is what CMake asks
+# for); sqlite is keg-only, so its pkg-config directory must be on
+# PKG_CONFIG_PATH for the build (said below, set by the CI job).
+if [ "$(uname -s)" = Darwin ]; then
+	command -v brew >/dev/null 2>&1 || {
+		echo "ci/deps.sh: macOS needs Homebrew (brew) to install the dependencies" >&2
+		exit 1
+	}
+	for f in cmake pkgconf lua sqlite cjson; do
+		brew list --versions "$f" >/dev/null 2>&1 || HOMEBREW_NO_AUTO_UPDATE=1 brew install "$f"
+	done
+	PKG_CONFIG_PATH="$(brew --prefix sqlite)/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
+		pkg-config --exists lua5.4 libcjson sqlite3 || {
+		echo "ci/deps.sh: pkg-config cannot find lua5.4, libcjson and sqlite3" >&2
+		exit 1
+	}
+	echo "ci/deps.sh: build with PKG_CONFIG_PATH=$(brew --prefix sqlite)/lib/pkgconfig"
+	exit 0
+fi
 
 PKGS="build-essential cmake pkg-config liblua5.4-dev lua5.4 libseccomp-dev
 libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3

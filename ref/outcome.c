@@ -48,7 +48,7 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "net_ns", e->net_ns);
 	jw_bool(w, "ipc_ns", e->ipc_ns);
 	jw_bool(w, "seccomp", e->seccomp);
-	jw_bool(w, "denials_reported", e->seccomp_notify);
+	jw_bool(w, "denials_reported", e->seccomp_notify || e->denials_logged);
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);

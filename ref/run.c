@@ -418,6 +418,8 @@ static void run_supervise(struct execution *x, const struct request *req, int64_
 	platform_limits_observe(x->l, &o->limits);
 	if (platform_release(x->l, &o->denials) > 0)
 		s.denied = true;
+	/* Release may learn more: denials read from an OS log after the run. */
+	platform_enforcement(x->plan, &o->enf);
 	signals_restore(x->sfd, x->old);
 	classify(o, &s, &x->st);
 }

@@ -1,5 +1,6 @@
 /* mounts.c - see mounts.h. */
 #include "mounts.h"
+#include "policy_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,23 +78,6 @@ void mplan_free(struct mplan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static bool beneath(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-
-	if (strcmp(root, "/") == 0)
-		return true;
-	return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
-static bool in_write_root(const struct request *req, const char *path)
-{
-	for (size_t i = 0; i < req->n_write_roots; i++)
-		if (beneath(req->write_roots[i].root, path))
-			return true;
-	return false;
-}
-
 /* Check a host path now (the child checks again, for real).  Returns 1 if
  * it exists (*is_dir set), 0 if it does not, -errno with *err otherwise. */
 static int probe(const char *what, const char *path, bool *is_dir,
@@ -133,7 +117,7 @@ static int add_checked(struct mplan *p, const struct request *req,
 		/* Absent and inside a write root: the command could create it
 		 * and the promise would not hold, so refuse.  Absent elsewhere:
 		 * nothing can create it (read-only), nothing to do. */
-		if (kind != MOP_HIDE && in_write_root(req, path))
+		if (kind != MOP_HIDE && policy_in_write_root(req, path))
 			return fail(err, what, path, ENOENT,
 				    "must exist: it lies in a write root and could be created");
 		return 0;
@@ -149,7 +133,7 @@ static int add_checked(struct mplan *p, const struct request *req,
 static bool any_beneath(const struct mplan *p, const char *dir)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (beneath(dir, p->ops[i].path))
+		if (policy_beneath(dir, p->ops[i].path))
 			return true;
 	return false;
 }
@@ -201,8 +185,8 @@ int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_err
 	for (size_t i = 0; rc == 0 && i < req->deny_read.n; i++) {
 		/* The host's /tmp is never visible (it is replaced), except
 		 * through a write root beneath it. */
-		if (beneath("/tmp", req->deny_read.v[i]) &&
-		    !in_write_root(req, req->deny_read.v[i]))
+		if (policy_beneath("/tmp", req->deny_read.v[i]) &&
+		    !policy_in_write_root(req, req->deny_read.v[i]))
 			continue;
 		rc = add_checked(p, req, MOP_HIDE, "deny_read", req->deny_read.v[i], err);
 		if (rc == 0 && strv_push(&p->deny_read, req->deny_read.v[i]) < 0)

@@ -1,5 +1,6 @@
 /* swap.c - see swap.h. */
 #include "sandproof/swap.h"
+#include "prims_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +18,6 @@
 #include <unistd.h>
 
 #define SWAP_STOP_WAIT_MS 2000
-
-/* Shared between the harness and its swapper; the swapper is the only
- * writer of count and err, the harness the only writer of stop. */
-struct swap_shm {
-	uint64_t count;
-	int stop;
-	int err;
-};
 
 struct swapper {
 	pid_t pid;
@@ -98,18 +91,9 @@ int swap_start(const char *a, const char *b, struct swapper **out)
 		swap_free(s);
 		return -ENOMEM;
 	}
-	if (lstat(a, &s->sa) < 0 || lstat(b, &s->sb) < 0) {
-		r = -errno;
-		swap_free(s);
-		return r;
-	}
 	/* There and back once: errors (EXDEV, EBUSY, ...) surface here rather
 	 * than as a loop that never ran. */
-	r = swap_exchange(a, b);
-	if (r == 0 && (r = swap_exchange(a, b)) < 0) {
-		swap_free(s);
-		return r == -ENOENT ? -ESTALE : r;
-	}
+	r = swap_pair_prepare(a, b, &s->sa, &s->sb, swap_exchange);
 	if (r < 0) {
 		swap_free(s);
 		return r;
@@ -143,17 +127,11 @@ int swap_start(const char *a, const char *b, struct swapper **out)
 	return 0;
 }
 
-static bool swap_same(const struct stat *x, const struct stat *y)
-{
-	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
-}
-
 int swap_stop(struct swapper *s, uint64_t *exchanges)
 {
 	struct pollfd p;
-	struct stat now;
 	siginfo_t si;
-	int r = 0, err;
+	int r, err;
 
 	if (!s)
 		return -EINVAL;
@@ -169,19 +147,7 @@ int swap_stop(struct swapper *s, uint64_t *exchanges)
 	if (exchanges)
 		*exchanges = __atomic_load_n(&s->shm->count, __ATOMIC_ACQUIRE);
 	err = __atomic_load_n(&s->shm->err, __ATOMIC_ACQUIRE);
-	/* Restore by identity, not by parity: a loop killed between an
-	 * exchange and its count would make parity lie. */
-	if (lstat(s->a, &now) < 0) {
-		r = -errno;
-	} else if (swap_same(&now, &s->sb)) {
-		r = swap_exchange(s->a, s->b);
-		if (r == 0 && lstat(s->a, &now) == 0 && !swap_same(&now, &s->sa))
-			r = -ESTALE;
-	} else if (!swap_same(&now, &s->sa)) {
-		r = -ESTALE;
-	}
-	if (r == 0 && err)
-		r = -err;
+	r = swap_pair_restore(s->a, s->b, &s->sa, &s->sb, err, swap_exchange);
 	swap_free(s);
 	return r;
 }

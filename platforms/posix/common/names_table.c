@@ -1,5 +1,6 @@
 /* names_table.c - the errno and signal names POSIX.1 defines (names.h),
- * nothing more: what every POSIX system can name.  A port copies this
+ * nothing more: what every POSIX system can name (macOS uses this table
+ * too: it names nothing the contract needs beyond them yet).  A port copies this
  * file and adds its own (an alias after the name it shares a value with,
  * so the value keeps one name).  Names marked obsolescent in POSIX
  * (STREAMS, SIGPOLL) are listed only where the system still has them. */

@@ -1,6 +1,7 @@
-/* census.c - census.h on the posix bring-up platform: POSIX gives no
- * process, mount or lock table to read, so every census is refused
- * (prims_lacks("census")) and a census never holds an item. */
+/* census.c - census.h on the posix bring-up platform and on macOS (which
+ * compiles this file too): no full residue census is taken, so every
+ * census is refused (prims_lacks("census")) and a census never holds an
+ * item.  The process table is census_procs.c's, each OS its own. */
 #include "sandproof/census.h"
 
 #include <errno.h>
@@ -40,33 +41,10 @@ int census_diff(const struct census *before, const struct census *after,
 	return -EOPNOTSUPP;
 }
 
-int census_procs(struct census_proc **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	return -EOPNOTSUPP;
-}
-
-int census_proc_read(pid_t pid, struct census_proc *p)
-{
-	(void)pid;
-	memset(p, 0, sizeof(*p));
-	return -EOPNOTSUPP;
-}
-
 const struct census_proc *census_find(const struct census_proc *v, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].pid == pid)
 			return &v[i];
 	return NULL;
-}
-
-pid_t census_top(const struct census_proc *v, size_t n, size_t i, pid_t self)
-{
-	(void)v;
-	(void)n;
-	(void)i;
-	(void)self;
-	return 0; /* no process table: nothing is known to descend */
 }

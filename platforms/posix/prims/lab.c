@@ -1,6 +1,9 @@
-/* lab.c - lab.h on the posix bring-up platform: there is no network
- * namespace to build a lab in, so every call is refused
- * (prims_lacks("lab")).  No lab ever exists. */
+/* lab.c - lab.h on the posix bring-up platform and on macOS (which
+ * compiles this file too): there is no network namespace to build a lab
+ * in, so every call is refused (prims_lacks("lab")).  No lab ever exists.
+ * A network scenario on macOS listens on the host's own loopback and
+ * interface addresses instead (platforms/macos/README.md). */
+#include "sandproof/prims.h"
 #include "sandproof/lab.h"
 
 #include <errno.h>
@@ -11,7 +14,7 @@ int lab_create(const struct lab_opts *o, struct lab **out, char *err, size_t err
 	(void)o;
 	*out = NULL;
 	if (err && errlen)
-		snprintf(err, errlen, "unsupported on posix: no network namespaces");
+		snprintf(err, errlen, "unsupported on %s: no network namespaces", prims_os_name());
 	return -EOPNOTSUPP;
 }
 

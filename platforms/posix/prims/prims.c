@@ -3,6 +3,7 @@
  * a scenario that needs one ends as "unsupported on posix: <reason>".
  * The names: common/prims_common.c. */
 #include "sandproof/prims.h"
+#include "prims_common.h"
 
 #include <string.h>
 
@@ -14,9 +15,7 @@ const char *prims_os_name(void)
 
 const char *prims_lacks(const char *primitive)
 {
-	static const struct {
-		const char *name, *why;
-	} lacks[] = {
+	static const struct prims_lack lacks[] = {
 		{"hold", "no way to hold a system call of the runner (no system-call filter)"},
 		{"fault", "no way to make a system call of the runner fail (no system-call filter)"},
 		{"swap", "no atomic exchange of two paths"},
@@ -26,10 +25,7 @@ const char *prims_lacks(const char *primitive)
 		{"private_mounts", "no private mount namespace"},
 	};
 
-	for (size_t i = 0; i < sizeof(lacks) / sizeof(lacks[0]); i++)
-		if (strcmp(primitive, lacks[i].name) == 0)
-			return lacks[i].why;
-	return "no such primitive";
+	return prims_lacks_find(lacks, sizeof(lacks) / sizeof(lacks[0]), primitive);
 }
 
 void prims_host_facts(prims_fact_fn emit, void *ctx)

@@ -1,4 +1,5 @@
-/* proc.c - proc.h on the posix bring-up platform: a plain launch, the one
+/* proc.c - proc.h on the posix bring-up platform (and on macOS, which
+ * compiles this file too): a plain launch, the one
  * primitive every harness needs (to start a runner under test at all),
  * in portable POSIX calls; everything else proc.h offers is refused.
  *

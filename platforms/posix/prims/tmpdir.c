@@ -1,4 +1,4 @@
-/* tmpdir.c - tmpdir.h in portable POSIX calls: the name is taken first
+/* tmpdir.c - tmpdir.h in portable POSIX calls (posix and macOS): the name is taken first
  * with mkdir (which fails when it exists), then the directory is renamed
  * onto that empty directory, which rename(2) replaces in one step.  A
  * name someone else fills in between stays theirs (-EEXIST). */

@@ -40,6 +40,9 @@ struct enforcement {
 	bool user_ns, mount_ns, pid_ns, net_ns, ipc_ns;
 	bool seccomp, seccomp_notify, no_new_privs, caps_dropped;
 	int landlock_abi; /* 0: Landlock not used */
+	/* Denials were read from the OS's own log after the run (macOS: the
+	 * unified log); with seccomp_notify what "denials_reported" says. */
+	bool denials_logged;
 	struct limit_applied limits[LIMIT_COUNT];
 };
 
