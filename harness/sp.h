@@ -36,7 +36,8 @@ int sp_opt_boolean(lua_State *L, int idx, const char *fn, const char *key, int d
  * descriptor is O_CLOEXEC and deliberately never closed).  A run sweeps the
  * sandproof-<pid>-* directories nobody holds and whose pid is gone
  * (scen_sweep_stale): the temp directories of a harness killed with
- * SIGKILL.  0 or -errno. */
+ * SIGKILL.  out is the canonical path (realpath: macOS spells /tmp
+ * /private/tmp, the only spelling a policy matches).  0 or -errno. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen);
 
 void sp_util_register(lua_State *L);  /* sp_util.c */

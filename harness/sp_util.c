@@ -242,9 +242,22 @@ static int random_suffix(char *out)
 	return 0;
 }
 
+/* The canonical spelling of the directory just made, in place: a policy
+ * matches canonical paths (macOS: /tmp is /private/tmp, and Seatbelt and
+ * the generator refuse the /tmp spelling), so scenarios get that one.  Left
+ * as made if it cannot be resolved or does not fit. */
+static void canonical_in_place(char *path, size_t len)
+{
+	char *r = realpath(path, NULL);
+
+	if (r && strlen(r) < len)
+		memcpy(path, r, strlen(r) + 1);
+	free(r);
+}
+
 /* See sp.h.  The directory is made and locked under a name the sweep
  * ignores, then renamed into place (tmpdir_rename_new), so no sweep ever
- * sees it unlocked while its owner lives. */
+ * sees it unlocked while its owner lives.  out is its canonical path. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
 	const char *slash = strrchr(prefix, '/');
@@ -264,8 +277,10 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 		if (random_suffix(out + strlen(out) - 6) < 0)
 			goto fail;
 		e = tmpdir_rename_new(stage, out);
-		if (e == 0)
+		if (e == 0) {
+			canonical_in_place(out, outlen);
 			return 0; /* fd stays open: the claim */
+		}
 		if (e != -EEXIST) {
 			errno = -e;
 			goto fail;
