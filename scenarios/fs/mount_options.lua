@@ -48,7 +48,7 @@ return scenario {
   id = "fs.mount_options",
   clauses = { "FS-1", "FS-2", "FS-4", "FS-5", "META-1" },
   claim = "the mount table inside has the contract's options: / and every host mount read-only and nosuid, /tmp, /dev, /proc, write roots, read-only subpaths, deny_write and protected paths as specified",
-  expect = { linux = { "as_contracted" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  expect = { linux = { "as_contracted" }, macos = { unsupported = "reads the sandbox's mount table (/proc/self/mountinfo): Seatbelt mounts nothing and macOS has no /proc" }, windows = { "not_applicable" } },
   impact = { ["nosuid_missing:*"] = "escape", ["ro_missing:*"] = "escape", ["suid:*"] = "escape", ["writable:*"] = "escape",
               ["fstype:*"] = "fidelity", ["rw_missing:*"] = "fidelity", ["unreadable:*"] = "fidelity" },
   control = "fs.workspace_writable",

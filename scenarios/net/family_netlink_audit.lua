@@ -9,7 +9,7 @@ return scenario {
   id = "net.family_netlink_audit",
   clauses = { "NET-5" },
   claim = "a command cannot open a netlink socket other than NETLINK_ROUTE (NETLINK_AUDIT)",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" }, macos = { unsupported = "netlink sockets are Linux only" }, windows = { "refused" } },
   impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "netlink", "raw", "9" }) end,

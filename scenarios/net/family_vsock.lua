@@ -9,7 +9,7 @@ return scenario {
   id = "net.family_vsock",
   clauses = { "NET-5" },
   claim = "a command cannot open a vsock socket (AF_VSOCK)",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" }, macos = { unsupported = "the attack and its positive control use Linux's AF_VSOCK" }, windows = { "refused" } },
   impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "vsock", "stream" }) end,

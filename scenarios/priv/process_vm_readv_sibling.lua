@@ -10,7 +10,7 @@ return scenario {
   id = "priv.process_vm_readv_sibling",
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot read the memory of a process it started with process_vm_readv (EPERM)",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" }, macos = { unsupported = "process_vm_readv is Linux only" }, windows = { "refused" } },
   impact = { read = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t) return lib.sibling_refused(t, "process_vm_readv", "read") end,

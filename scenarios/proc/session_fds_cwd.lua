@@ -8,7 +8,7 @@ return scenario {
   id = "proc.session_fds_cwd",
   clauses = { "PROC-2", "PRIV-4" },
   claim = "the command leads its own session and process group, starts in the requested cwd, and has only fds 0-2",
-  expect = { linux = { "isolated" }, macos = { "isolated" }, windows = { "isolated" } },
+  expect = { linux = { "isolated" }, macos = { unsupported = "reads /proc/self/stat and /proc/PID/fd: macOS has no /proc" }, windows = { "isolated" } },
   impact = { ["fd_leak:*"] = "escape", shares_session = "escape", wrong_cwd = "fidelity" },
   control = "proc.exit_code_exact",
   unconfined_passes = true,
