@@ -16,38 +16,17 @@
 -- ip "localhost:*")) or a remote-localhost allowance; the unconfined
 -- control.
 local sp = require "sp"
+local lib = require "sandproof.lib"
 
-local WINDOW_MS = 20000 -- how long a host listener counts (sandbox run + control)
-
--- A listener on addr: { port, count() }.  count() is the number of peers it
--- saw (the host's own control connect included).
-local function listener(t, lab, addr, n)
-  if lab then
-    local port, id = lab:listen("tcp", addr)
-    if not port then return nil end
-    return { port = port, count = function() return lab:hits(id, 1, 500) end }
-  end
-  local ready = string.format("%s/listener-%d.port", t.tmp, n)
-  local bg = sp.spawn_bg { argv = { t.paths.probe, "listen_count", "tcp", addr, "0",
-                                    tostring(WINDOW_MS), ready }, timeout_ms = WINDOW_MS + 10000 }
-  if not bg then t:error("cannot start a host listener on " .. addr) end
-  for _ = 1, 250 do
-    if sp.exists(ready) then break end
-    sp.sleep_ms(20)
-  end
-  local port = tonumber(sp.read(ready) or "")
-  if not port then
-    local out = bg:wait()
-    t:note("note", "listener on " .. addr .. ": " .. tostring(out.stdout))
-    return nil
-  end
-  return { port = port, count = function()
-    local out = bg:wait()
-    for line in (out.stdout or ""):gmatch("[^\n]+") do
-      local j = line:sub(1, 1) == "{" and sp.json_decode(line)
-      if j and j.op == "listen_count" then return j.ok and j.accepted or -1 end
-    end
-    return -1
+-- A listener on addr: { port, count(), connect() } (count: the peers it saw,
+-- the host's own control connect included), or nil when addr cannot be
+-- bound here.  In a lab elsewhere, on the host's own addresses on macOS.
+local function listener(t, lab, addr)
+  if not lab then return lib.host_listener(t, addr) end
+  local port, id = lab:listen("tcp", addr)
+  if not port then return nil end
+  return { port = port, count = function() return lab:hits(id, 1, 500) end, connect = function()
+    t:spawn { argv = { t.paths.probe, "connect", "tcp", addr, tostring(port) }, timeout_ms = 10000 }
   end }
 end
 
@@ -77,8 +56,8 @@ return scenario {
     local ifaddr = lab and "192.0.2.1" or interface_addr(t)
     if ifaddr then targets[#targets + 1] = { ifaddr, "if4" } else t:note("note", "no interface address is up: loopback only") end
     local ops, live = { { "write", t.ws .. "/ok", "ok", as = "control" } }, {}
-    for i, tg in ipairs(targets) do
-      local l = listener(t, lab, tg[1], i)
+    for _, tg in ipairs(targets) do
+      local l = listener(t, lab, tg[1])
       if l then
         live[#live + 1] = { addr = tg[1], name = tg[2], l = l }
         ops[#ops + 1] = { "connect", "tcp", tg[1], l.port, as = tg[2] .. "_unbound" }
@@ -91,10 +70,7 @@ return scenario {
     local r = t:ran(t:sandbox { network = "deny", probe = ops })
     -- the host's own connect to each listener: it must be counted
     -- (on the host itself, never in a lab a runner may have made for itself)
-    for _, v in ipairs(live) do
-      local argv = { t.paths.probe, "connect", "tcp", v.addr, tostring(v.l.port) }
-      if lab then t:spawn { argv = argv, timeout_ms = 10000 } else sp.spawn { argv = argv, timeout_ms = 10000 } end
-    end
+    for _, v in ipairs(live) do v.l.connect() end
     local reached, seen = {}, {}
     for _, v in ipairs(live) do
       local n = v.l.count()

@@ -137,6 +137,48 @@ function M.socket_family_refused(t, target, o)
   return "refused"
 end
 
+-- A TCP listener on the host's own address addr, for macOS, which has no
+-- lab: the probe's listen_count, run by the harness outside any sandbox,
+-- counts for window_ms (default 20000) every peer that reaches it.
+-- Returns { port, addr, connect(), count() }, or nil, "why" when addr cannot
+-- be bound here: connect() is the host's own connect to it (a positive
+-- control the count includes), count() waits for the window's end and
+-- returns the peers counted (-1 when the listener failed).  Safety: only
+-- where t.os is "macos" (issue 15: traffic there stays on the machine);
+-- elsewhere listeners are a lab's (t:lab), never the host network's.
+local HOST_NET_OS = { macos = true }
+function M.host_listener(t, addr, window_ms)
+  if not HOST_NET_OS[t.os] then
+    error("lib.host_listener: only on macOS (no lab there); on " .. tostring(t.os) .. " listen in a lab", 2)
+  end
+  window_ms = window_ms or 20000
+  M._listeners = (M._listeners or 0) + 1
+  local ready = string.format("%s/listener-%d.port", t.tmp, M._listeners)
+  local bg = sp.spawn_bg { argv = { t.paths.probe, "listen_count", "tcp", addr, "0",
+                                    tostring(window_ms), ready }, timeout_ms = window_ms + 10000 }
+  if not bg then t:error("cannot start a host listener on " .. addr) end
+  for _ = 1, 250 do
+    if sp.exists(ready) then break end
+    sp.sleep_ms(20)
+  end
+  local port = tonumber(sp.read(ready) or "")
+  local function count()
+    local out = bg:wait()
+    for line in (out.stdout or ""):gmatch("[^\n]+") do
+      local j = line:sub(1, 1) == "{" and sp.json_decode(line)
+      if j and j.op == "listen_count" then return j.ok and j.accepted or -1, j.errno end
+    end
+    return -1
+  end
+  if not port then
+    local _, errno = count()
+    return nil, addr .. ": " .. tostring(errno)
+  end
+  return { port = port, addr = addr, count = count, connect = function()
+    sp.spawn { argv = { t.paths.probe, "connect", "tcp", addr, tostring(port) }, timeout_ms = 10000 }
+  end }
+end
+
 -- NET-1 reachability under deny: a listener at o.addr (o.proto "tcp" or
 -- "udp") inside a lab (o.lab: options for t:lab) must get no connection or
 -- datagram from the sandbox - the listener's count is the oracle, not the
