@@ -69,13 +69,26 @@ function M.denied_for(o, path)
   return false
 end
 
+-- Whether one of the probe results in `results` failed with a policy errno
+-- (EPERM, EACCES, EROFS): the creation of an absent protected name was
+-- refused in place (Seatbelt denies it by path, present or absent), so
+-- there was nothing for a monitor to stop.
+local POLICY_ERRNO = { EPERM = true, EACCES = true, EROFS = true }
+function M.refused_in_place(results)
+  for _, q in ipairs(results) do
+    if q and not q.ok and POLICY_ERRNO[q.errno] then return true end
+  end
+  return false
+end
+
 -- META-3: a command creates the absent protected `target` by the probe ops
 -- `attack`, between a workspace write (positive control) and, 2 s later,
 -- another (after.txt: was it stopped?).  `created` (default target) must
 -- not exist on the host afterwards, the run must be stopped, and the
 -- outcome must be enforcement_denied with a protected_create denial naming
--- target.  Returns "reported", "created", "not_stopped", "unreported" or
--- "control_failed".
+-- target.  Where the run was not stopped because an attack op was refused
+-- in place (M.refused_in_place: macOS), "refused".  Returns "reported",
+-- "refused", "created", "not_stopped", "unreported" or "control_failed".
 function M.protected_create(t, target, attack, created)
   local probe = { { "write", t.ws .. "/sibling.txt", "ok" } }     -- positive control
   for _, op in ipairs(attack) do probe[#probe + 1] = op end
@@ -86,7 +99,13 @@ function M.protected_create(t, target, attack, created)
   local o = r.outcome
   t:note("note", string.format("kind=%s denials=%s", tostring(o.kind), sp.json_encode(o.denials or {})))
   if sp.exists(created or target) then return "created" end
-  if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
+  if sp.exists(t.ws .. "/after.txt") then
+    local tried = {}
+    for _, q in ipairs(r.probe) do
+      if math.type(q.i) == "integer" and q.i >= 1 and q.i <= #attack then tried[#tried + 1] = q end
+    end
+    return M.refused_in_place(tried) and "refused" or "not_stopped"
+  end
   if o.kind ~= "enforcement_denied" or not M.denied_for(o, target) then return "unreported" end
   return "reported"
 end
