@@ -58,7 +58,7 @@ CREATE TABLE scenario (
 	claim       TEXT NOT NULL,             -- the one claim the scenario checks, one sentence
 	file        TEXT,                      -- its file relative to the suite root
 	expect_json TEXT NOT NULL              -- expected outcome sets per platform, a JSON object:
-		CHECK (json_valid(expect_json))    -- {"linux": ["denied"], "macos": {"unsupported": "why"}}
+		CHECK (json_valid(expect_json))    -- {"linux": ["denied"], "macos": ["denied"]}
 );
 
 -- One scenario run against one runner within one run.
