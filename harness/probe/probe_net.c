@@ -2,7 +2,8 @@
  *
  * Addresses are numeric literals (no NSS).  Which addresses are safe to
  * touch is the caller's business: the harness runs these operations only
- * inside a network lab it created. */
+ * inside a network lab it created, or on macOS, which has none, against the
+ * host's own loopback and interface addresses (traffic stays on the host). */
 #include "probe.h"
 
 #include <errno.h>
