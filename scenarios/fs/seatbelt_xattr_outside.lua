@@ -27,7 +27,9 @@ local function host_probe(t, args)
   for line in (r.stdout or ""):gmatch("[^\n]+") do
     local j = line:sub(1, 1) == "{" and sp.json_decode(line)
     if j and j.op then
-      if j.unsupported then t:unsupported("the probe has no " .. j.op .. " here (not macOS)") end
+      if j.unsupported then
+        t:unsupported("unsupported on " .. tostring(t.os) .. ": the probe's " .. j.op .. " is macOS only")
+      end
       out[j.i + 1] = j
     end
   end

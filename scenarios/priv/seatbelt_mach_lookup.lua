@@ -45,7 +45,9 @@ return scenario {
     for line in (host and host.stdout or ""):gmatch("[^\n]+") do
       local j = line:sub(1, 1) == "{" and sp.json_decode(line)
       if j and j.op == "mach_lookup" then
-        if j.unsupported then t:unsupported("the probe has no mach_lookup here (not macOS)") end
+        if j.unsupported then
+          t:unsupported("unsupported on " .. tostring(t.os) .. ": the probe's mach_lookup is macOS only")
+        end
         if j.ok then present[#present + 1] = SERVICES[j.i + 1] end
       end
     end

@@ -9,8 +9,8 @@
 -- way, else LaunchServices is unusable here (no GUI session: skip); and
 -- the workspace write in the same run lands.  Fails against: a profile
 -- allowing mach-lookup of com.apple.coreservices.launchservicesd or
--- appleevents; the unconfined control.  Off macOS (no /usr/bin/open and
--- LaunchServices): skip.
+-- appleevents; the unconfined control.  Off macOS (no LaunchServices):
+-- unsupported.
 local sp = require "sp"
 
 -- An application bundle at dir/NAME.app whose executable (a shell script)
@@ -50,9 +50,10 @@ return scenario {
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
   run = function(t)
-    if t.os ~= "macos" or not sp.exists("/usr/bin/open") then
-      t:skip("no LaunchServices here (/usr/bin/open of macOS)")
+    if t.os ~= "macos" then
+      t:unsupported("unsupported on " .. tostring(t.os) .. ": no LaunchServices (macOS's /usr/bin/open)")
     end
+    if not sp.exists("/usr/bin/open") then t:skip("/usr/bin/open is missing") end
     local ctl_marker, marker = t.tmp .. "/host-launched", t.outside .. "/escaped"
     local twin = make_app(t, "sandproof-ctl", ctl_marker)
     local app = make_app(t, "sandproof-esc", marker)
