@@ -18,6 +18,7 @@
 
 static const struct probe_op *const probe_tables[] = {
 	probe_fs_ops, probe_mount_ops, probe_net_ops, probe_priv_ops, probe_proc_ops, probe_res_ops,
+	probe_darwin_ops,
 };
 
 static const struct probe_op *probe_find(const char *name)

@@ -80,6 +80,7 @@ extern const struct probe_op probe_net_ops[];
 extern const struct probe_op probe_priv_ops[];
 extern const struct probe_op probe_proc_ops[];
 extern const struct probe_op probe_res_ops[];
+extern const struct probe_op probe_darwin_ops[]; /* macOS only: elsewhere unsupported */
 
 /* probe_out.c */
 int probe_signal_number(const char *name); /* -1 when unknown */

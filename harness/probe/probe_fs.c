@@ -15,6 +15,9 @@
 #endif
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <stdio.h> /* renamex_np, RENAME_SWAP */
+#endif
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -116,6 +119,16 @@ static void probe_op_rename_exchange(struct probe_ctx *ctx, char **a, int n,
 	(void)ctx, (void)n;
 	if (syscall(SYS_renameat2, AT_FDCWD, a[0], AT_FDCWD, a[1],
 		    RENAME_EXCHANGE) < 0)
+		probe_res_fail(res, errno, NULL);
+}
+
+#elif defined(__APPLE__)
+/* macOS: renamex_np(RENAME_SWAP), the same atomic exchange. */
+static void probe_op_rename_exchange(struct probe_ctx *ctx, char **a, int n,
+				     struct probe_res *res)
+{
+	(void)ctx, (void)n;
+	if (renamex_np(a[0], a[1], RENAME_SWAP) < 0)
 		probe_res_fail(res, errno, NULL);
 }
 
@@ -224,7 +237,11 @@ const struct probe_op probe_fs_ops[] = {
 	{"read", 1, 1, "PATH", NULL, probe_op_read},
 	{"mkdir", 1, 1, "PATH", NULL, probe_op_mkdir},
 	{"rename", 2, 2, "FROM TO", NULL, probe_op_rename},
-	{"rename_exchange", 2, 2, "A B", NULL, PROBE_LINUX_OP(probe_op_rename_exchange)},
+#if defined(SANDPROOF_PROBE_LINUX) || defined(__APPLE__)
+	{"rename_exchange", 2, 2, "A B", NULL, probe_op_rename_exchange},
+#else
+	{"rename_exchange", 2, 2, "A B", NULL, probe_op_unsupported},
+#endif
 	{"symlink", 2, 2, "TARGET PATH", NULL, probe_op_symlink},
 	{"link", 2, 2, "EXISTING NEW", NULL, probe_op_link},
 	{"unlink", 1, 1, "PATH", NULL, probe_op_unlink},

@@ -2,11 +2,15 @@
  *
  * Addresses are numeric literals (no NSS).  Which addresses are safe to
  * touch is the caller's business: the harness runs these operations only
- * inside a network lab it created. */
+ * inside a network lab it created, or on macOS, which has none, against the
+ * host's own loopback and interface addresses (traffic stays on the host). */
 #include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -175,6 +179,51 @@ static void probe_op_connect(struct probe_ctx *ctx, char **a, int n,
 		probe_connect_tcp(fd, &ss, sl, res);
 	else
 		probe_connect_udp(fd, &ss, sl, res);
+	close(fd);
+}
+
+static int probe_check_from(char **a, int n, char *msg, size_t len)
+{
+	struct sockaddr_storage src, dst;
+	socklen_t sl;
+
+	if (probe_check_inet((char *[]){a[0], a[2], a[3]}, n - 1, msg, len) < 0)
+		return -1;
+	if (probe_parse_sockaddr(a[1], "0", &src, &sl) < 0)
+		return probe_check_msg(msg, len, "\"%s\" is not a numeric address", a[1]);
+	probe_parse_sockaddr(a[2], a[3], &dst, &sl);
+	if (src.ss_family != dst.ss_family)
+		return probe_check_msg(msg, len, "\"%s\" and \"%s\" are not of one family", a[1], a[2]);
+	return 0;
+}
+
+/* connect from a socket first bound to SRC (port 0): a sandbox that
+ * matches a connection by its local endpoint (Seatbelt's "localhost"
+ * filter) may judge a bound socket unlike an unbound one. */
+static void probe_op_connect_from(struct probe_ctx *ctx, char **a, int n,
+				  struct probe_res *res)
+{
+	struct sockaddr_storage src, dst;
+	socklen_t srcl, dstl;
+	int type, fd;
+
+	(void)ctx, (void)n;
+	probe_parse_sockproto(a[0], &type);
+	probe_parse_sockaddr(a[1], "0", &src, &srcl);
+	probe_parse_sockaddr(a[2], a[3], &dst, &dstl);
+	fd = socket(dst.ss_family, type, 0);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (bind(fd, (struct sockaddr *)&src, srcl) < 0)
+		probe_res_fail(res, errno, "bind");
+	else if (type == SOCK_STREAM)
+		probe_connect_tcp(fd, &dst, dstl, res);
+	else
+		probe_connect_udp(fd, &dst, dstl, res);
 	close(fd);
 }
 
@@ -501,9 +550,157 @@ static void probe_op_io_uring(struct probe_ctx *ctx, char **a, int n,
 
 #endif
 
+/* ---- a listener on the host, for a platform without a lab -------------- */
+
+static int probe_check_count(char **a, int n, char *msg, size_t len)
+{
+	long long ms;
+
+	if (probe_check_inet(a, n, msg, len) < 0)
+		return -1;
+	if (probe_parse_ll(a[3], 1, 600000, &ms) < 0)
+		return probe_check_msg(msg, len, "MS must be 1..600000, not \"%s\"", a[3]);
+	if (a[4][0] == '\0')
+		return probe_check_msg(msg, len, "READYFILE must be a path");
+	return 0;
+}
+
+/* Tell the caller the bound port: READYFILE is written whole under a
+ * temporary name, then renamed, so it is never read half-written. */
+static int probe_ready_file(const char *path, int port)
+{
+	char tmp[4096], text[16];
+	int fd, len = snprintf(text, sizeof(text), "%d\n", port);
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (probe_write_all(fd, text, (size_t)len) < 0 || close(fd) < 0 ||
+	    rename(tmp, path) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Count the peers that reach lfd for ms: each TCP connection is accepted
+ * and closed, each datagram answered with itself. */
+static long probe_count_peers(int lfd, int type, int ms)
+{
+	long long end = probe_now_ms() + ms;
+	long count = 0;
+	char buf[512];
+
+	while (probe_now_ms() < end) {
+		if (probe_wait_fd(lfd, POLLIN, (int)(end - probe_now_ms())) <= 0)
+			continue;
+		if (type == SOCK_DGRAM) {
+			struct sockaddr_storage peer;
+			socklen_t pl = sizeof(peer);
+			ssize_t r = recvfrom(lfd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, &pl);
+
+			if (r >= 0) {
+				count++;
+				sendto(lfd, buf, (size_t)r, 0, (struct sockaddr *)&peer, pl);
+			}
+			continue;
+		}
+		int cfd = accept(lfd, NULL, NULL);
+
+		if (cfd >= 0) {
+			count++;
+			close(cfd);
+		}
+	}
+	return count;
+}
+
+/* A host-side oracle where no lab exists (macOS): bind ADDR PORT, write
+ * the bound port to READYFILE, count the peers for MS ms, report them.
+ * Run by the harness outside the sandbox; it never connects anywhere. */
+static void probe_op_listen_count(struct probe_ctx *ctx, char **a, int n,
+				  struct probe_res *res)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl, bl;
+	long long ms;
+	int type, fd, one = 1, rc;
+
+	(void)ctx, (void)n;
+	probe_parse_sockproto(a[0], &type);
+	probe_parse_sockaddr(a[1], a[2], &ss, &sl);
+	probe_parse_ll(a[3], 1, 600000, &ms);
+	fd = socket(ss.ss_family, type, 0);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		probe_res_fail(res, errno, "bind");
+	} else if (type == SOCK_STREAM && listen(fd, 64) < 0) {
+		probe_res_fail(res, errno, "listen");
+	} else {
+		bl = sizeof(ss);
+		getsockname(fd, (struct sockaddr *)&ss, &bl);
+		probe_field_port(res, fd);
+		rc = probe_ready_file(a[4], ntohs(ss.ss_family == AF_INET ?
+			((struct sockaddr_in *)&ss)->sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port));
+		if (rc < 0)
+			probe_res_fail(res, -rc, "ready");
+		else
+			probe_field_int(res, "accepted", probe_count_peers(fd, type, (int)ms));
+	}
+	close(fd);
+}
+
+/* Append addr to list (comma-separated) when there is room. */
+static void probe_list_add(char *list, size_t size, const char *addr)
+{
+	size_t used = strlen(list);
+
+	if (used + strlen(addr) + 2 <= size)
+		snprintf(list + used, size - used, "%s%s", used ? "," : "", addr);
+}
+
+/* The addresses of this host's interfaces that are up and not loopback
+ * (IPv6 link-local left out): what "the host's own interface address" is
+ * for a scenario that listens on it (macOS, no lab). */
+static void probe_op_if_addrs(struct probe_ctx *ctx, char **a, int n,
+			      struct probe_res *res)
+{
+	struct ifaddrs *ifs, *i;
+	char v4[2048] = "", v6[2048] = "", text[INET6_ADDRSTRLEN];
+
+	(void)ctx, (void)a, (void)n;
+	if (getifaddrs(&ifs) < 0) {
+		probe_res_fail(res, errno, "getifaddrs");
+		return;
+	}
+	for (i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, text, sizeof(text));
+			probe_list_add(v4, sizeof(v4), text);
+		} else if (i->ifa_addr->sa_family == AF_INET6 &&
+			   !IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr)) {
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, text, sizeof(text));
+			probe_list_add(v6, sizeof(v6), text);
+		}
+	}
+	freeifaddrs(ifs);
+	probe_field_cstr(res, "inet", v4);
+	probe_field_cstr(res, "inet6", v6);
+}
+
 const struct probe_op probe_net_ops[] = {
 	{"connect", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_connect},
+	{"connect_from", 4, 4, "tcp|udp SRC ADDR PORT", probe_check_from, probe_op_connect_from},
 	{"bind", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_bind},
+	{"listen_count", 5, 5, "tcp|udp ADDR PORT MS READYFILE", probe_check_count, probe_op_listen_count},
+	{"if_addrs", 0, 0, "", NULL, probe_op_if_addrs},
 	{"listen_echo", 3, 3, "tcp|udp ADDR PORT", probe_check_inet, probe_op_listen_echo},
 	{"unix_connect", 1, 1, "PATH", NULL, probe_op_unix_connect},
 	{"abstract_unix_connect", 1, 1, "NAME", NULL, probe_op_abstract_unix_connect},

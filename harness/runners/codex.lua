@@ -11,6 +11,10 @@
 -- network namespace with no uplink) like every runner.
 -- The mapping, flag by flag, and what cannot be expressed are documented in
 -- docs/peers/codex-srt.md.
+-- On macOS the same command line runs the command under codex's Seatbelt
+-- profile (/usr/bin/sandbox-exec; the platform is codex's to pick): the
+-- policy paths are canonical there (/private/tmp for /tmp), and its own
+-- failures are sandbox-exec's.  Not verified on a Mac yet (docs/RUNNERS.md).
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
@@ -116,7 +120,7 @@ local function fs_entries(fs, notes, home)
   -- instead (the experiments in docs/peers/codex-srt.md).
   local tmp = fs.allow_temp == false and "none" or (os.getenv("SANDPROOF_CODEX_TMP") or "none")
   if tmp == "write" then put(":slash_tmp", "write")
-  elseif tmp == "none" then put("/tmp", "none") end
+  elseif tmp == "none" then put(peer.tmp_root(), "none") end
   if fs.allow_temp ~= false and tmp ~= "none" then
     notes[#notes + 1] = "allow_temp mapped to /tmp " .. tmp .. " (SANDPROOF_CODEX_TMP)"
   end
@@ -177,7 +181,8 @@ local STRERROR = peer.STRERROR
 -- same rule as the bwrap adapter's; peer.outcome has the shared ones):
 -- status 101 with its helper's panic "Failed to execvp PROG: TEXT (os error
 -- N)"; status 1 with nothing on stdout and "error building bubblewrap
--- command: ...", "bwrap: ..." or "Error: ..." last on stderr.
+-- command: ...", "bwrap: ..." or "Error: ..." last on stderr; on macOS,
+-- nothing on stdout and "sandbox-exec: ..." last (the profile refused).
 local function own_failure(o, r, last)
   local exec_prog, exec_n = o.stderr:match("Failed to execvp (.-): [^\n]* %(os error (%d+)%)")
   if r.code == 101 and exec_prog and o.stdout == "" then
@@ -185,10 +190,12 @@ local function own_failure(o, r, last)
     o.kind = (e == "ENOENT" or e == "ENOTDIR") and "executable_not_found" or "application_failure"
     o.exec_error = e
   elseif r.code == 1 and o.stdout == "" and (last:match("^error building bubblewrap command: ")
-          or last:match("^bwrap: ") or last:match("^Error: ")) then
+          or last:match("^bwrap: ") or last:match("^Error: ")) or
+         (o.stdout == "" and last:match("^sandbox%-exec: ")) then
     local n = last:match("%(os error (%d+)%)")
     local text = last:match(": ([^:]+)$")
-    local step = last:match("^bwrap: ") and "bwrap" or (last:match("^Error: ") and "codex" or "policy")
+    local step = last:match("^bwrap: ") and "bwrap" or last:match("^sandbox%-exec: ") and "seatbelt" or
+                 (last:match("^Error: ") and "codex" or "policy")
     o.kind = "sandbox_setup_failure"
     o.setup_error = { step = step, errno = n and OS_ERRNO[tonumber(n)] or (text and STRERROR[text]),
                       detail = last }

@@ -12,6 +12,10 @@
 -- with no uplink), so nothing of it reaches the internet.
 -- The mapping, setting by setting, and what cannot be expressed are
 -- documented in docs/peers/codex-srt.md.
+-- On macOS the same command line runs the command under srt's Seatbelt
+-- profile (/usr/bin/sandbox-exec) with its proxies on the host's loopback:
+-- it needs node and rg only, its /tmp is /private/tmp, and its own
+-- failures are sandbox-exec's.  Not verified on a Mac yet (docs/RUNNERS.md).
 local sp = require "sp"
 
 local peer = require "sandproof.peer"
@@ -29,8 +33,10 @@ local prefix = peer.npm_prefix
 
 local function srt_bin() return find("srt", prefix() .. "/bin") end
 
--- What srt needs beside itself (it resolves them on its own PATH).
-local DEPS = { "node", "bwrap", "socat", "rg" }
+-- What srt needs beside itself (it resolves them on its own PATH): on
+-- Linux bubblewrap and socat too, on macOS sandbox-exec (the system's).
+local MACOS = sp.os == "macos"
+local DEPS = MACOS and { "node", "rg" } or { "node", "bwrap", "socat", "rg" }
 
 -- srt's PATH: the directories holding node and its dependencies, then the
 -- system's.  It becomes the command's PATH only when the request has none.
@@ -120,18 +126,19 @@ local function settings(spec, notes)
   -- /tmp is bound back by an allowRead.  SANDPROOF_SRT_TMP=host leaves the
   -- host's /tmp visible (srt's own default; with allow_temp also writable).
   local tmp_host = os.getenv("SANDPROOF_SRT_TMP") == "host"
+  local tmp = peer.tmp_root() -- /private/tmp on macOS
   if tmp_host then
     notes[#notes + 1] = "/tmp left to srt's default (SANDPROOF_SRT_TMP=host)"
-    if fs.allow_temp ~= false then allow_write[#allow_write + 1] = "/tmp" end
+    if fs.allow_temp ~= false then allow_write[#allow_write + 1] = tmp end
   else
-    deny_read[#deny_read + 1] = "/tmp"
+    deny_read[#deny_read + 1] = tmp
     if fs.allow_temp == false then
       notes[#notes + 1] = "allow_temp=false: srt's private /tmp is writable all the same"
     end
   end
   for _, w in ipairs(fs.write_roots or {}) do
     allow_write[#allow_write + 1] = lit(w.root)
-    if not tmp_host and under(w.root, "/tmp") then allow_read[#allow_read + 1] = lit(w.root) end
+    if not tmp_host and under(w.root, tmp) then allow_read[#allow_read + 1] = lit(w.root) end
     for _, sub in ipairs(w.read_only_subpaths or {}) do deny_write[#deny_write + 1] = lit(sub) end
     for _, name in ipairs(w.protected_metadata_names or DEFAULT_PROTECTED) do
       deny_write[#deny_write + 1] = lit(join(w.root, name))
@@ -147,16 +154,19 @@ end
 -- srt's own failures, told from the command's by its own messages (the
 -- same rule as the bwrap adapter's; peer.outcome has the shared ones):
 -- status 1 with nothing on stdout and "bwrap: ..." (from the bubblewrap it
--- drives) or "Error: ..." (srt's) last on stderr.  Not found is not told
+-- drives) or "Error: ..." (srt's) last on stderr; on macOS nothing on
+-- stdout and "sandbox-exec: ..." last (the profile refused).  Not found is not told
 -- apart: srt runs the command through bash, whose status 127 is also a
 -- command's own `exit 127` (PROC-6 is the peer's to meet).  Could srt not
 -- be started at all, that is the cwd: srt has no cwd option, the command
 -- runs in srt's own working directory (peer.outcome: step chdir).
 local function own_failure(o, r, last)
-  if r.code == 1 and o.stdout == "" and (last:match("^bwrap: ") or last:match("^Error: ")) then
+  if (r.code == 1 and o.stdout == "" and (last:match("^bwrap: ") or last:match("^Error: "))) or
+     (o.stdout == "" and last:match("^sandbox%-exec: ")) then
     local text = last:match(": ([^:]+)$")
     o.kind = "sandbox_setup_failure"
-    o.setup_error = { step = last:match("^bwrap: ") and "bwrap" or "srt",
+    o.setup_error = { step = last:match("^bwrap: ") and "bwrap" or
+                             last:match("^sandbox%-exec: ") and "seatbelt" or "srt",
                       errno = text and peer.STRERROR[text], detail = last }
   end
 end
@@ -169,7 +179,8 @@ function M.sandbox(t, spec)
   local s = settings(spec, notes)
   -- srt would resolve these on its PATH, which is the request's when it
   -- has one: name them (bwrapPath, socatPath, ripgrep.command)
-  s.bwrapPath, s.socatPath, s.ripgrep = find("bwrap"), find("socat"), { command = find("rg") }
+  s.ripgrep = { command = find("rg") }
+  if not MACOS then s.bwrapPath, s.socatPath = find("bwrap"), find("socat") end
   local file = t.tmp .. "/srt-settings.json"
   assert(sp.write(file, sp.json_encode(s)))
   for _, n in ipairs(notes) do t:note("note", "srt adapter: " .. n) end

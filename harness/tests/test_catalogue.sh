@@ -2,6 +2,8 @@
 # test_catalogue.sh SANDPROOF - the scenario catalogue against the reference
 # runner and against `none`, the negative control:
 #   - every scenario passes (or skips / is unsupported) against ref;
+#   - every scenario states outcomes, or why it cannot run, on linux, macos
+#     and windows;
 #   - every confinement scenario FAILS against none (a scenario that cannot
 #     fail proves nothing); only files that say `unconfined_passes = true`
 #     may pass, and RT scenarios are unsupported by none;
@@ -51,6 +53,15 @@ q() { sqlite3 "$db" "$1"; }
 total=$("$sp" list | wc -l)
 check '[ "$total" -ge 8 ] && [ "$(q "select count(*) from result where runner = '"'ref'"'")" -eq "$total" ]' \
 	"one ref result per scenario ($total)"
+# every scenario states, for each of linux, macos and windows, the outcomes
+# that pass or why it cannot run there ({ unsupported = "why" }): never
+# silence (the engine refuses a file without; this checks what was stored)
+noexp=$(q "select id from scenario where
+	(select count(*) from json_each(scenario.expect_json) e where e.key in ('linux','macos','windows') and
+	 ((e.type = 'array' and json_array_length(e.value) > 0) or
+	  (e.type = 'object' and length(json_extract(e.value, '$.unsupported')) > 0))) <> 3" | tr '\n' ' ')
+check '[ -z "$noexp" ] && [ "$(q "select count(*) from scenario")" -eq "$total" ]' \
+	"every scenario has outcomes or an unsupported reason for linux, macos and windows${noexp:+: $noexp}"
 bad=$(q "select scenario_id || ':' || verdict from result where runner='ref' and verdict not in ('pass','skip','unsupported')")
 check '[ -z "$bad" ]' "every scenario passes against ref${bad:+: $bad}"
 allowed=$(grep -l 'unconfined_passes = true' "$src"/scenarios/*/*.lua | xargs -r grep -h 'id = "' | sed 's/.*id = "\([^"]*\)".*/\1/' | tr '\n' ' ')
@@ -64,6 +75,10 @@ for id in $(q "select scenario_id from result where runner='none'"); do
 	   case $v:$reason in
 	   unsupported:*"none runner"*|unsupported:*"no runtime-root eviction"*|unsupported:*"no host check"*)
 		check true "none: $id cannot be asked of the control ($reason)" ;;
+	   unsupported:"the scenario is unsupported on linux: "*)
+		# the file itself says why it cannot run on this OS
+		f=$(grep -l "id = \"$id\"" "$src"/scenarios/*/*.lua)
+		check '[ -n "$f" ] && grep -q "linux = { unsupported = " $f' "none: $id declares itself unsupported on linux" ;;
 	   inconclusive:*"the ability is checked by "*)
 		# the control itself failed: the ability's own scenario must fail here
 		by=${reason##*the ability is checked by }; by=${by%)}

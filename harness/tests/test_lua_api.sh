@@ -13,6 +13,8 @@
 #   - capabilities: a scenario's needs against the adapter's declared
 #     table (unsupported, naming what is missing), and an adapter that
 #     declares none is refused;
+#   - expect: { unsupported = "why" } for an OS is validated strictly and
+#     gives verdict unsupported with that reason there, without running;
 #   - impact and control: a file without a valid impact table does not
 #     load; a fail carries its class (exact key, longest prefix, default);
 #     an unclassed failing outcome is an error; a failed positive control is
@@ -49,6 +51,13 @@ env SANDPROOF_SCENARIOS="$tmp/bad" "$sp" run --runner none --out "$tmp/badrun" >
 st=$?
 if [ $st -eq 2 ] && grep -q "bad.lua: 'run' must be a function" "$tmp/err"; then ok "run: a scenario that does not load exits 2"
 else notok "run with a scenario that does not load (exit $st): $(head -c 300 "$tmp/err")"; fi
+# an OS on which the scenario cannot run says why: { unsupported = "why" }
+bad "expect.macos: { unsupported = \"why\" } takes no other key (got 'because')" "unsupported with another key" "$head, expect = { linux = { \"ok\" }, macos = { unsupported = \"no holds here\", because = 1 }, windows = { \"ok\" } }, impact = { no = \"escape\" }"
+bad "expect.macos.unsupported must be a reason" "unsupported without a reason" "$head, expect = { linux = { \"ok\" }, macos = { unsupported = \"\" }, windows = { \"ok\" } }, impact = { no = \"escape\" }"
+bad "expect.macos.unsupported must be a reason" "unsupported not a string" "$head, expect = { linux = { \"ok\" }, macos = { unsupported = true }, windows = { \"ok\" } }, impact = { no = \"escape\" }"
+bad "expect.windows must be a non-empty list of outcomes or { unsupported" "a platform missing" "$head, expect = { linux = { \"ok\" }, macos = { unsupported = \"no holds here\" } }, impact = { no = \"escape\" }"
+bad "expect: unsupported on every platform" "unsupported everywhere" "$head, expect = { linux = { unsupported = \"macos only here\" }, macos = { unsupported = \"no holds here\" }, windows = { unsupported = \"no holds here\" } }, impact = { no = \"escape\" }"
+bad "impact.ok: 'ok' is expected on every platform that runs the scenario" "a class for what every running platform expects" "$head, expect = { linux = { \"ok\" }, macos = { unsupported = \"no holds here\" }, windows = { \"ok\" } }, impact = { ok = \"escape\" }"
 exp0='expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }'
 bad "scenario is missing 'impact'" "no impact" "$head, $exp0"
 bad "scenario is missing 'impact'" "an empty impact" "$head, $exp0, impact = {}"
@@ -156,13 +165,16 @@ sc imp_none 'return "unheard_of"'
 sc ctl_named 't:note("note", "positive control failed: the loopback did not answer") return "control_failed"'
 sc ctl_detail 'return "control_failed:workspace"'
 sc ctl_missing 'return "control_failed"'
+# declared unsupported on this OS: nothing runs (run would leave a mark)
+sc os_unsupported 'sp.write(os.getenv("SANDPROOF_TEST_MARK") or "/nonexistent/mark", "ran") return "ok"'
+sed -i 's/^  expect = .*/  expect = { linux = { unsupported = "no such thing on linux: a test" }, macos = { "ok" }, windows = { "ok" } },/' "$tmp/sc/fs/os_unsupported.lua"
 for f in imp_exact imp_prefix imp_default ctl_named ctl_detail; do
 	sed -i 's/^  impact = .*/  impact = { escaped = "escape", ["errno_*"] = "reporting", ["errno_EPE*"] = "fidelity", ["*"] = "residue" },\n  control = "net.private_loopback",/' "$tmp/sc/fs/$f.lua"
 done
 for f in imp_none ctl_missing; do
 	sed -i 's/^  impact = .*/  impact = { escaped = "escape" },/' "$tmp/sc/fs/$f.lua"
 done
-(ulimit -n 256 && env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --out "$tmp/o") >"$tmp/run.log" 2>&1
+(ulimit -n 256 && env SANDPROOF_TEST_MARK="$tmp/mark" SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --out "$tmp/o") >"$tmp/run.log" 2>&1
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner ref --filter 'fs.caps_*' --out "$tmp/o" >>"$tmp/run.log" 2>&1
 want() { # verdict id pattern [runner]
 	line=$(grep -E "^$1 +fs\\.$2 +${4:-none} " "$tmp/run.log")
@@ -209,6 +221,9 @@ want fail imp_default 'observed=something_else  impact: residue$'
 want error imp_none "fs/imp_none.lua: failing outcome 'unheard_of' has no impact class"
 want inconclusive ctl_named 'reason: positive control failed: the loopback did not answer; claim not tested (the ability is checked by net.private_loopback)$'
 want inconclusive ctl_detail 'observed=control_failed:workspace  reason: the positive control failed; claim not tested (the ability is checked by net.private_loopback)$'
+want unsupported os_unsupported 'reason: the scenario is unsupported on linux: no such thing on linux: a test$'
+if [ ! -e "$tmp/mark" ]; then ok "fs.os_unsupported: run() was never called"
+else notok "fs.os_unsupported: run() ran on an OS it declares unsupported"; fi
 want error ctl_missing "fs/ctl_missing.lua: the positive control failed but the scenario declares no 'control'"
 cls=$(sqlite3 "$tmp/o/linux.sqlite" "select group_concat(scenario_id || '=' || coalesce(impact, '-'), ' ') from
 	(select scenario_id, impact from result where scenario_id like 'fs.imp_%' or scenario_id like 'fs.ctl_%' order by scenario_id)")

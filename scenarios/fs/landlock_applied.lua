@@ -22,7 +22,9 @@ return scenario {
   id = "fs.landlock_applied",
   clauses = { "FS-6", "OUT-4" },
   claim = "when the kernel has Landlock, the runner applies it - a write the mounts allow is refused - and reports the ABI it used",
-  expect = { linux = { "applied" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  expect = { linux = { "applied" },
+             macos = { unsupported = "Landlock is Linux only" },
+             windows = { "not_applicable" } },
   impact = { no_signal_scope = "reporting", not_applied = "reporting", not_enforced = "reporting", overstated = "reporting", unverifiable = "reporting", ["refused_otherwise:*"] = "fidelity" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -6,7 +6,9 @@ return scenario {
   id = "fs.proc_fresh",
   clauses = { "FS-5", "PROC-9" },
   claim = "/proc in the sandbox does not show the host's processes",
-  expect = { linux = { "private" }, macos = { "not_applicable" }, windows = { "not_applicable" } },
+  expect = { linux = { "private" },
+             macos = { unsupported = "macOS has no /proc and no pid namespace" },
+             windows = { "not_applicable" } },
   impact = { host_visible = "exposure" },
   control = "proc.exit_code_exact",
   run = function(t)

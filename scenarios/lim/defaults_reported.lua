@@ -35,7 +35,9 @@ return scenario {
   id = "lim.defaults_reported",
   clauses = { "LIM-1", "LIM-2", "OUT-4" },
   claim = "without stated limits the documented defaults apply where enforceable, and enforcement.limits reports exactly them",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  expect = { linux = { "reported" },
+             macos = { unsupported = "the oracle reads /proc/PID/limits, mountinfo and cgroup pids.max during a seccomp hold: Linux only" },
+             windows = { "reported" } },
   impact = { ["not_applied:*"] = "escape", open_files_not_applied = "escape", pids_not_applied = "escape", tmpfs_not_applied = "escape", not_reported = "reporting", undocumented_default = "reporting", ["wrong_value:*"] = "reporting" },
   run = function(t)
     local seen = {}

@@ -14,7 +14,9 @@ return scenario {
   id = "lim.memory_hog",
   clauses = { "LIM-5", "LIM-7", "SETUP-1" },
   claim = "a memory_bytes limit stops a memory hog, or the run is refused where no memory cgroup can be made",
-  expect = { linux = { "bounded", "refused" }, macos = { "bounded", "refused" }, windows = { "bounded", "refused" } },
+  expect = { linux = { "bounded", "refused" },
+             macos = { "bounded", "refused" },
+             windows = { "bounded", "refused" } },
   impact = { ran_anyway = "escape", unbounded = "escape", ["not_reported:*"] = "reporting", ["refused_at:*"] = "reporting", refused_wrongly = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)

@@ -13,8 +13,8 @@ return scenario {
   id = "meta.absent_ancestor_chain",
   clauses = { "META-3" },
   claim = "with no .git in the workspace, building .git/hooks/pre-commit is reported and leaves no hook on the host",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local g = t.ws .. "/.git"

@@ -8,8 +8,8 @@ return scenario {
   id = "meta.absent_zero_create",
   clauses = { "META-3", "OUT-5" },
   claim = "creating an absent .zero file is reported as a protected_create denial and leaves nothing on the host",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local target = t.ws .. "/.zero"

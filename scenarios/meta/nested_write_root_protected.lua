@@ -9,8 +9,9 @@ return scenario {
   id = "meta.nested_write_root_protected",
   clauses = { "META-1", "META-3" },
   claim = "a nested repository listed as its own write root has its .git/hooks, .git/config and .agents protected",
-  expect = { linux = { "protected" }, macos = { "protected" }, windows = { "protected" } },
-  impact = { created = "escape", written = "escape", not_stopped = "reporting", unreported = "reporting" },
+  expect = { linux = { "protected" }, macos = { "protected", "refused" }, windows = { "protected" } },
+  impact = { created = "escape", written = "escape", not_stopped = "reporting", unreported = "reporting",
+             refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local sub = t.ws .. "/sub"
@@ -28,7 +29,7 @@ return scenario {
         { "write", sub .. "/control", "ok" },               -- positive control, nested root
         { "write", sub .. "/.git/hooks/pre-commit", "#!/bin/sh\necho pwned\n", as = "hook" },
         { "append", sub .. "/.git/config", "[core]\n\thooksPath = /tmp/pwn\n", as = "config" },
-        { "mkdir", sub .. "/.agents" },
+        { "mkdir", sub .. "/.agents", as = "agents" },
         { "sleep", 2000 },                                  -- room for the runner to stop it
         { "write", t.ws .. "/after.txt", "x" },
       },
@@ -48,7 +49,10 @@ return scenario {
       return "written"
     end
     if sp.exists(sub .. "/.agents") then return "created" end
-    if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
+    -- not stopped: right only where .agents was refused in place (macOS)
+    if sp.exists(t.ws .. "/after.txt") then
+      return lib.refused_in_place { r.op.agents } and "refused" or "not_stopped"
+    end
     if o.kind ~= "enforcement_denied" or not lib.denied_for(o, sub .. "/.agents") then return "unreported" end
     return "protected"
   end,

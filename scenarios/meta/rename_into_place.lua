@@ -9,8 +9,8 @@ return scenario {
   id = "meta.rename_into_place",
   clauses = { "META-3" },
   claim = "a directory renamed into an absent protected name is reported and does not stay on the host",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting" },
+  expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
+  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local staging, target = t.ws .. "/staging", t.ws .. "/.agents"

@@ -15,8 +15,9 @@ return scenario {
   id = "meta.symlink_at_protected",
   clauses = { "META-3" },
   claim = "a symlink planted at an absent protected name is reported and removed, and its target is left intact",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
-  impact = { target_changed = "escape", not_stopped = "reporting", unreported = "reporting", link_left = "residue" },
+  expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
+  impact = { target_changed = "escape", not_stopped = "reporting", unreported = "reporting", link_left = "residue",
+             refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local link = t.ws .. "/.agents"
@@ -25,7 +26,7 @@ return scenario {
     local r = t:ran(t:sandbox {
       probe = {
         { "write", t.ws .. "/sibling.txt", "ok" },          -- positive control
-        { "symlink", t.outside, link },
+        { "symlink", t.outside, link, as = "plant" },
         { "sleep", 2000 },                                  -- room for the runner to stop it
         { "write", link .. "/planted", "x" },
         { "write", t.ws .. "/after.txt", "x" },
@@ -40,7 +41,10 @@ return scenario {
       return "target_changed"
     end
     if sp.exists(link) then return "link_left" end
-    if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
+    -- not stopped: right only where the symlink was refused in place (macOS)
+    if sp.exists(t.ws .. "/after.txt") then
+      return lib.refused_in_place { r.op.plant } and "refused" or "not_stopped"
+    end
     if o.kind ~= "enforcement_denied" or not lib.denied_for(o, link) then return "unreported" end
     return "reported"
   end,

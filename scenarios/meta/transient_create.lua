@@ -14,7 +14,9 @@ return scenario {
   id = "meta.transient_create",
   clauses = { "META-3" },
   claim = "a protected name created and unlinked at once is still reported as a protected_create denial",
-  expect = { linux = { "reported" }, macos = { "reported" }, windows = { "reported" } },
+  expect = { linux = { "reported" },
+             macos = { unsupported = "checks that the Linux monitor catches a create-then-unlink; Seatbelt refuses the create in place (meta.absent_zero_create on macOS)" },
+             windows = { "reported" } },
   impact = { left_on_host = "escape", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

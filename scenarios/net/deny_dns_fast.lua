@@ -7,7 +7,9 @@ return scenario {
   id = "net.deny.dns_fast",
   clauses = { "NET-1" },
   claim = "under network=deny a DNS query to a resolver outside the sandbox fails in under 2 s, without a timeout",
-  expect = { linux = { "fast" }, macos = { "fast" }, windows = { "fast" } },
+  expect = { linux = { "fast" },
+             macos = { unsupported = "no network namespace on macOS: a query to a TEST-NET resolver could leave the machine" },
+             windows = { "fast" } },
   impact = { answered = "escape", error = "reporting", hung = "fidelity" },
   control = "net.private_loopback",
   run = function(t)

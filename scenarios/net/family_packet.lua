@@ -10,7 +10,9 @@ return scenario {
   id = "net.family_packet",
   clauses = { "NET-5" },
   claim = "a command cannot open a packet socket (AF_PACKET), even through a user namespace of its own",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" },
+             macos = { unsupported = "AF_PACKET is Linux only" },
+             windows = { "refused" } },
   impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t)

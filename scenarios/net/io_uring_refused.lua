@@ -10,7 +10,9 @@ return scenario {
   id = "net.io_uring_refused",
   clauses = { "NET-5", "PRIV-2", "PRIV-3" },
   claim = "a command cannot set up an io_uring instance (EPERM), even under network=allow",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" },
+             macos = { unsupported = "io_uring is Linux only" },
+             windows = { "refused" } },
   impact = { set_up = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t)

@@ -16,7 +16,9 @@ return scenario {
   id = "priv.nested_userns",
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot create a nested user namespace with clone, clone3 or unshare",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" },
+             macos = { unsupported = "user namespaces are Linux only" },
+             windows = { "refused" } },
   impact = { ["created:*"] = "escape", ["errno_*"] = "reporting", error = "reporting", ["unreported:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -5,7 +5,9 @@ return scenario {
   id = "priv.no_new_privs",
   clauses = { "PRIV-1", "OUT-4" },
   claim = "the sandboxed command runs with no_new_privs set",
-  expect = { linux = { "set" }, macos = { "set" }, windows = { "set" } },
+  expect = { linux = { "set" },
+             macos = { unsupported = "PR_SET_NO_NEW_PRIVS is Linux's; setuid binaries under Seatbelt are not checked yet" },
+             windows = { "set" } },
   impact = { unset = "escape" },
   control = "proc.exit_code_exact",
   run = function(t)

@@ -12,7 +12,9 @@ return scenario {
   id = "priv.setns_refused",
   clauses = { "PRIV-2", "PRIV-3" },
   claim = "the command cannot join a namespace with setns (EPERM, reported as a setns denial), not even from a user namespace of its own",
-  expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
+  expect = { linux = { "refused" },
+             macos = { unsupported = "setns and /proc/PID/ns are Linux only" },
+             windows = { "refused" } },
   impact = { joined = "escape", ["errno_*"] = "reporting", unreported = "reporting", error = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

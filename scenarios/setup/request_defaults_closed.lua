@@ -4,6 +4,12 @@
 -- write into the workspace; the write must not land on the host,
 -- and the outcome must report a network namespace.  The positive control:
 -- the same request with the workspace as a write root writes there.
+-- On macOS (Seatbelt: no namespace to report) the network deny is checked
+-- by its effect: the command also connects to a listener on the host's
+-- loopback (lib.host_listener), which must count only the host's own
+-- control connect.
+local lib = require "sandproof.lib"
+
 local function js(s) return sp.json_encode(s) end
 
 return scenario {
@@ -15,9 +21,11 @@ return scenario {
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"
+    local l = t.os == "macos" and lib.host_listener(t, "127.0.0.1") or nil
+    local dial = l and string.format("%q connect tcp 127.0.0.1 %d; ", t.paths.probe, l.port) or ""
     local function request(profile)
       return string.format('{"version":1,"command":["sh","-c",%s],"cwd":%s,"env":{"PATH":"/usr/bin:/bin"}%s}',
-        js("echo x > " .. mark .. "; echo done"), js("/"), profile or "")
+        js("echo x > " .. mark .. "; " .. (profile and "" or dial) .. "echo done"), js("/"), profile or "")
     end
     local open = string.format(',"profile":{"filesystem":{"kind":"restricted","write_roots":[{"root":%s}]}}', js(t.ws))
     local r0 = t:sandbox { raw_request = request(open), command = { "true" } } -- command: unused, t:sandbox wants one
@@ -30,7 +38,15 @@ return scenario {
       tostring(e.net_ns), tostring(e.mount_ns), tostring(o.stdout), tostring(o.stderr):sub(1, 200)))
     if sp.exists(mark) then return "wrote" end
     if not tostring(o.stdout):find("done", 1, true) then return "did_not_run:" .. tostring(o.kind) end
-    if e.net_ns ~= true then return "network_open" end
+    if l then
+      l.connect()
+      local peers = l.count()
+      t:note("note", "host loopback listener: " .. peers .. " peers (the host's own control included)")
+      if peers < 1 then t:error("the host's own connect to its listener was not counted") end
+      if peers > 1 then return "network_open" end
+    elseif e.net_ns ~= true then
+      return "network_open"
+    end
     return "closed"
   end,
 }

@@ -10,7 +10,9 @@
 --                     claim was not tested, never violated; the reason
 --                     names the scenario checking the missing ability
 --   skip              t:skip(reason): the host lacks a prerequisite
---   unsupported       t:unsupported(reason): the runner cannot express it
+--   unsupported       t:unsupported(reason): the runner cannot express it;
+--                     or expect[os] = { unsupported = "why" }: the scenario
+--                     itself cannot run on this OS (nothing is started)
 --   inconclusive      a race that did not reach its stated minimum power
 --                     and saw nothing wrong (a violation seen is a fail:
 --                     power bounds how much a pass proves, not a finding)
@@ -67,6 +69,20 @@ local function string_set_problem(v, what)
   return nil
 end
 
+-- nil, or what is wrong with e as { unsupported = "why" }: exactly that
+-- key, a reason of at least a few words (it is what a report shows).
+local function unsupported_problem(e, what)
+  for k in pairs(e) do
+    if k ~= "unsupported" then
+      return string.format("%s: { unsupported = \"why\" } takes no other key (got '%s')", what, tostring(k))
+    end
+  end
+  if type(e.unsupported) ~= "string" or not e.unsupported:match("%S+%s+%S+") then
+    return what .. ".unsupported must be a reason (a short sentence saying why)"
+  end
+  return nil
+end
+
 local FIELDS = {
   id = function(v)
     if type(v) ~= "string" or v == "" then return "scenario is missing 'id'" end
@@ -88,6 +104,9 @@ local FIELDS = {
       end
     end
   end,
+  -- per platform, the outcomes that pass, or { unsupported = "why" }: the
+  -- scenario cannot be run on that OS (no hold, no network namespace, a
+  -- Linux-only or a macOS-only fact) and says why, in the file itself
   expect = function(v)
     if type(v) ~= "table" then return "scenario is missing 'expect'" end
     for k in pairs(v) do
@@ -95,11 +114,22 @@ local FIELDS = {
       for _, os in ipairs(PLATFORMS) do known = known or k == os end
       if not known then return string.format("expect.%s: unknown platform", tostring(k)) end
     end
+    local runs = false
     for _, os in ipairs(PLATFORMS) do
-      if v[os] == nil then return string.format("expect.%s must be a non-empty list of outcomes", os) end
-      local bad = string_set_problem(v[os], "expect." .. os)
+      local e = v[os]
+      if e == nil then
+        return string.format("expect.%s must be a non-empty list of outcomes or { unsupported = \"why\" }", os)
+      end
+      local bad
+      if type(e) == "table" and e.unsupported ~= nil then
+        bad = unsupported_problem(e, "expect." .. os)
+      else
+        bad = string_set_problem(e, "expect." .. os)
+        runs = true
+      end
       if bad then return bad end
     end
+    if not runs then return "expect: unsupported on every platform (no platform runs it)" end
   end,
   run = function(v)
     if v == nil then return "scenario is missing 'run'" end
@@ -170,8 +200,13 @@ M.impact_of = impact_of
 local function impact_problem(sc)
   for o in pairs(sc.impact) do
     local everywhere = true
-    for _, os in ipairs(PLATFORMS) do everywhere = everywhere and contains(sc.expect[os], o) end
-    if everywhere then return string.format("impact.%s: '%s' is expected on every platform", o, o) end
+    for _, os in ipairs(PLATFORMS) do
+      local e = sc.expect[os]
+      everywhere = everywhere and (e.unsupported ~= nil or contains(e, o))
+    end
+    if everywhere then
+      return string.format("impact.%s: '%s' is expected on every platform that runs the scenario", o, o)
+    end
   end
   if sc.control == sc.id then return "control names the scenario itself" end
 end
@@ -273,6 +308,11 @@ local function control_verdict(res, sc, evidence)
   res.reason = string.format("%s; claim not tested (the ability is checked by %s)", what, sc.control)
 end
 
+-- The platform whose expectations judge a run on OS os (sp.os): itself,
+-- or macos for the posix-sim stand-in; nil for a bring-up platform.
+local EXPECT_OS = { linux = "linux", macos = "macos", windows = "windows", ["posix-sim"] = "macos" }
+function M.expect_os(os) return EXPECT_OS[os] end
+
 function M.run_one(file, runner_name, opts)
   local started = sp.now_ms()
   local res = { scenario = nil, runner = runner_name, seed = opts.seed,
@@ -284,8 +324,19 @@ function M.run_one(file, runner_name, opts)
   end
   res.scenario = sc.id
   -- expect names linux, macos and windows; a bring-up platform (posix)
-  -- has no expectation, so nothing it observes can pass or fail
-  local expected = sc.expect[sp.os]
+  -- has no expectation, so nothing it observes can pass or fail.  The
+  -- posix-sim stand-in is judged by macOS's expectations (it exists to
+  -- show the macOS scenarios fail when nothing confines), and records
+  -- under its own OS name: nothing it records is a macOS result.
+  local key = M.expect_os(sp.os)
+  local expected = key and sc.expect[key]
+  if expected and expected.unsupported then
+    -- declared in the scenario: nothing runs on this OS
+    res.verdict = "unsupported"
+    res.reason = string.format("the scenario is unsupported on %s: %s", sp.os, expected.unsupported)
+    res.duration_ms = math.floor(sp.now_ms() - started)
+    return res
+  end
   res.expected = expected and table.concat(expected, ",") or ""
   -- a runner missing from this machine is a skip, never a fail
   local okr, adapter = pcall(require, runner_name)

@@ -69,13 +69,26 @@ function M.denied_for(o, path)
   return false
 end
 
+-- Whether one of the probe results in `results` failed with a policy errno
+-- (EPERM, EACCES, EROFS): the creation of an absent protected name was
+-- refused in place (Seatbelt denies it by path, present or absent), so
+-- there was nothing for a monitor to stop.
+local POLICY_ERRNO = { EPERM = true, EACCES = true, EROFS = true }
+function M.refused_in_place(results)
+  for _, q in ipairs(results) do
+    if q and not q.ok and POLICY_ERRNO[q.errno] then return true end
+  end
+  return false
+end
+
 -- META-3: a command creates the absent protected `target` by the probe ops
 -- `attack`, between a workspace write (positive control) and, 2 s later,
 -- another (after.txt: was it stopped?).  `created` (default target) must
 -- not exist on the host afterwards, the run must be stopped, and the
 -- outcome must be enforcement_denied with a protected_create denial naming
--- target.  Returns "reported", "created", "not_stopped", "unreported" or
--- "control_failed".
+-- target.  Where the run was not stopped because an attack op was refused
+-- in place (M.refused_in_place: macOS), "refused".  Returns "reported",
+-- "refused", "created", "not_stopped", "unreported" or "control_failed".
 function M.protected_create(t, target, attack, created)
   local probe = { { "write", t.ws .. "/sibling.txt", "ok" } }     -- positive control
   for _, op in ipairs(attack) do probe[#probe + 1] = op end
@@ -86,7 +99,13 @@ function M.protected_create(t, target, attack, created)
   local o = r.outcome
   t:note("note", string.format("kind=%s denials=%s", tostring(o.kind), sp.json_encode(o.denials or {})))
   if sp.exists(created or target) then return "created" end
-  if sp.exists(t.ws .. "/after.txt") then return "not_stopped" end
+  if sp.exists(t.ws .. "/after.txt") then
+    local tried = {}
+    for _, q in ipairs(r.probe) do
+      if math.type(q.i) == "integer" and q.i >= 1 and q.i <= #attack then tried[#tried + 1] = q end
+    end
+    return M.refused_in_place(tried) and "refused" or "not_stopped"
+  end
   if o.kind ~= "enforcement_denied" or not M.denied_for(o, target) then return "unreported" end
   return "reported"
 end
@@ -135,6 +154,48 @@ function M.socket_family_refused(t, target, o)
   if s.errno ~= "EPERM" then return "errno_" .. tostring(s.errno) end
   if not o.kernel_refusal and not M.denial_reported(r.outcome, "socket") then return "unreported" end
   return "refused"
+end
+
+-- A TCP listener on the host's own address addr, for macOS, which has no
+-- lab: the probe's listen_count, run by the harness outside any sandbox,
+-- counts for window_ms (default 20000) every peer that reaches it.
+-- Returns { port, addr, connect(), count() }, or nil, "why" when addr cannot
+-- be bound here: connect() is the host's own connect to it (a positive
+-- control the count includes), count() waits for the window's end and
+-- returns the peers counted (-1 when the listener failed).  Safety: only
+-- where t.os is "macos" (issue 15: traffic there stays on the machine);
+-- elsewhere listeners are a lab's (t:lab), never the host network's.
+local HOST_NET_OS = { macos = true }
+function M.host_listener(t, addr, window_ms)
+  if not HOST_NET_OS[t.os] then
+    error("lib.host_listener: only on macOS (no lab there); on " .. tostring(t.os) .. " listen in a lab", 2)
+  end
+  window_ms = window_ms or 20000
+  M._listeners = (M._listeners or 0) + 1
+  local ready = string.format("%s/listener-%d.port", t.tmp, M._listeners)
+  local bg = sp.spawn_bg { argv = { t.paths.probe, "listen_count", "tcp", addr, "0",
+                                    tostring(window_ms), ready }, timeout_ms = window_ms + 10000 }
+  if not bg then t:error("cannot start a host listener on " .. addr) end
+  for _ = 1, 250 do
+    if sp.exists(ready) then break end
+    sp.sleep_ms(20)
+  end
+  local port = tonumber(sp.read(ready) or "")
+  local function count()
+    local out = bg:wait()
+    for line in (out.stdout or ""):gmatch("[^\n]+") do
+      local j = line:sub(1, 1) == "{" and sp.json_decode(line)
+      if j and j.op == "listen_count" then return j.ok and j.accepted or -1, j.errno end
+    end
+    return -1
+  end
+  if not port then
+    local _, errno = count()
+    return nil, addr .. ": " .. tostring(errno)
+  end
+  return { port = port, addr = addr, count = count, connect = function()
+    sp.spawn { argv = { t.paths.probe, "connect", "tcp", addr, tostring(port) }, timeout_ms = 10000 }
+  end }
 end
 
 -- NET-1 reachability under deny: a listener at o.addr (o.proto "tcp" or

@@ -11,8 +11,6 @@ M.SYS_PATH = "/usr/local/bin:/usr/bin:/bin"
 M.DEFAULT_PROTECTED = { ".git/hooks", ".git/config", ".agents", ".zero" }
 -- the signals a harness may send the runner (cancel, dies-with-runner)
 M.SIGNALS = { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15 }
--- coreutils: no peer has a timeout an integrator can tell apart
-M.TIMEOUT = "/usr/bin/timeout"
 -- strerror texts the peers end their messages with, as errno names (OUT-6)
 M.STRERROR = {
   ["No such file or directory"] = "ENOENT", ["Not a directory"] = "ENOTDIR",
@@ -53,6 +51,20 @@ function M.find(name, first)
   return nil
 end
 
+-- coreutils' timeout(1): no peer has a timeout an integrator can tell
+-- apart.  /usr/bin/timeout on Linux; Homebrew's coreutils on macOS
+-- (timeout, or gtimeout without the gnubin names).
+M.TIMEOUT = sp.exists("/usr/bin/timeout") and "/usr/bin/timeout" or M.find("timeout") or
+            M.find("gtimeout") or "/usr/bin/timeout"
+
+-- The host's temp directory as Seatbelt sees it: /private/tmp where /tmp
+-- is a link to it (macOS; a policy path must be canonical there), else /tmp.
+function M.tmp_root()
+  local st = sp.lstat("/tmp")
+  if st and st.type == "link" and sp.exists("/private/tmp") then return "/private/tmp" end
+  return "/tmp"
+end
+
 -- Where ci/peers-npm.sh installed the npm peers (codex, srt).
 function M.npm_prefix() return os.getenv("SANDPROOF_PEERS") or "/opt/sandproof-peers" end
 
@@ -88,7 +100,7 @@ end
 
 -- Run a peer's argv through t:spawn, always inside a lab (no uplink: this
 -- host sits on TEST-NET-1 itself, and a peer may share the namespace it
--- starts in or run proxies).  The integrator's watchdog is timeout(1):
+-- starts in or run proxies), except on macOS (below).  The integrator's watchdog is timeout(1):
 -- TERM at spec.timeout_ms (default 30 s; 0: none), KILL 2 s later - but not
 -- when the harness signals the runner itself (cancel, SIGKILL: PROC-4/10),
 -- for then the signalled process must be the peer.  The harness's own
@@ -102,7 +114,10 @@ function M.spawn(t, spec, argv, o)
     argv = w
   end
   if o.note then t:note("note", "argv: " .. table.concat(argv, " "):sub(1, 4000)) end
-  if not t._ctx.lab then t:lab() end
+  -- macOS has no network namespace: there the peer shares the host's
+  -- network, and the scenarios that macOS runs reach only the host's own
+  -- addresses (those aiming at TEST-NET are unsupported there)
+  if not t._ctx.lab and t.os ~= "macos" then t:lab() end
   return t:spawn { argv = argv, cwd = o.cwd, env = o.env, stdin = spec.stdin,
                    timeout_ms = (tmo > 0 and tmo or 600000) + 10000,
                    signal_after_ms = spec.signal_after_ms, signal = spec.signal,

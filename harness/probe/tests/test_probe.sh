@@ -137,11 +137,27 @@ for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 1
 	"sleep abc" "kill 0 TERM" "kill 1 NOSIG" "socket nosuch stream" "socket inet" \
 	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra" \
 	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0" "clone_user fork" \
-	"socketpair nosuch stream"; do
+	"socketpair nosuch stream" "connect_from tcp 127.0.0.1 ::1 80" "connect_from tcp host 127.0.0.1 80" \
+	"listen_count tcp 127.0.0.1 0 0 $T/r" "listen_count tcp 127.0.0.1 0 5 " "mach_lookup " \
+	"xattr_set $T/x a"; do
 	# shellcheck disable=SC2086
 	run_probe u3 $bad
 	check "usage error: $bad" "$RC:$(wc -c <"$T/u3.out")" "2:0"
 done
+# the macOS-only operations keep their name off macOS and answer the typed
+# unsupported; if_addrs lists this host's (here: this namespace's) addresses
+run_probe m1 mach_lookup com.apple.system.logger -- xattr_set "$T" com.apple.quarantine x \
+	-- xattr_get "$T" com.apple.quarantine -- xattr_remove "$T" com.apple.quarantine -- if_addrs
+if [ "$(uname -s)" = Darwin ]; then
+	check "mach_lookup of the system logger: ok" "$(get m1 0 ok)" true
+else
+	check "macOS-only ops off macOS: EOPNOTSUPP at unsupported_op" \
+		"$(get m1 0 step):$(get m1 1 step):$(get m1 2 step):$(get m1 3 unsupported)" \
+		'"unsupported_op":"unsupported_op":"unsupported_op":true'
+fi
+check "if_addrs: ok, with inet and inet6 strings" "$(get m1 4 ok):$("$PY" -c 'import json,sys
+o=[json.loads(l) for l in open(sys.argv[1])][5]
+print(isinstance(o["inet"], str) and isinstance(o["inet6"], str) and "127.0.0.1" not in o["inet"].split(","))' "$T/m1.out")" "true:True"
 run_probe u4 getpid -- -- getpid
 check "empty operation between -- exits 2" "$RC" 2
 run_probe u5
@@ -496,6 +512,15 @@ for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
 "$P" unix_connect "$T/us" -- unix_connect "$T/ud" -- unix_connect "$T/nope" -- unix_connect "$T/plainfile" \
 	-- abstract_unix_connect sandproof-probe-test -- abstract_unix_connect sandproof-probe-none >"$T/n4.out"
 kill "$L"
+# listen_count: the host-side listener counts who reached it; connect_from
+# binds first (to another loopback address, 127.0.0.2: still lo)
+"$P" listen_count tcp 127.0.0.1 0 3000 "$T/lc.ready" >"$T/n7.out" &
+LC=$!
+for _ in $(seq 100); do [ -e "$T/lc.ready" ] && break; sleep 0.05; done
+LP=$(cat "$T/lc.ready")
+"$P" connect tcp 127.0.0.1 "$LP" -- connect_from tcp 127.0.0.2 127.0.0.1 "$LP" \
+	-- connect_from tcp 127.0.0.1 127.0.0.1 9 -- connect_from tcp 192.0.2.77 127.0.0.1 "$LP" >"$T/n8.out"
+wait "$LC"
 "$P" listen_echo tcp 127.0.0.1 7004 -- sleep 5000 >"$T/n5.out" &
 K=$!
 for _ in $(seq 100); do grep -q listen_echo "$T/n5.out" 2>/dev/null && break; sleep 0.05; done
@@ -505,7 +530,7 @@ sleep 0.2
 "$P" connect tcp 127.0.0.1 7004 >"$T/n6.out"
 EOF
 	"${NETNS[@]}" bash "$T/net.sh" "$PROBE" "$T" "$PY" 2>"$T/net.err" </dev/null
-	for f in n1 n2 n3 n4 n5 n6; do valid $f; done
+	for f in n1 n2 n3 n4 n5 n6 n7 n8; do valid $f; done
 	check "loopback down: ENETUNREACH (tcp, udp)" "$(get n1 0 errno):$(get n1 1 errno)" '"ENETUNREACH":"ENETUNREACH"'
 	check "closed tcp port: ECONNREFUSED at connect" "$(get n2 0 errno):$(get n2 0 step)" '"ECONNREFUSED":"connect"'
 	check "closed udp port: ECONNREFUSED at recv" "$(get n2 1 errno):$(get n2 1 step)" '"ECONNREFUSED":"recv"'
@@ -528,6 +553,10 @@ EOF
 	check "unix_connect missing: ENOENT; not a socket: ECONNREFUSED" "$(get n4 2 errno):$(get n4 3 errno)" '"ENOENT":"ECONNREFUSED"'
 	check "abstract_unix_connect: ok, missing name ECONNREFUSED" "$(get n4 4 ok):$(get n4 5 errno)" 'true:"ECONNREFUSED"'
 	check "echo server dies with a killed probe" "$(get n6 0 errno)" '"ECONNREFUSED"'
+	check "listen_count counted the plain and the bound connect" "$(get n7 0 ok):$(get n7 0 accepted)" "true:2"
+	check "connect_from: bound, connected; closed port ECONNREFUSED; foreign source EADDRNOTAVAIL at bind" \
+		"$(get n8 0 ok):$(get n8 1 ok):$(get n8 2 errno):$(get n8 3 errno):$(get n8 3 step)" \
+		'true:true:"ECONNREFUSED":"EADDRNOTAVAIL":"bind"'
 else
 	skip "cannot create a network namespace"
 fi
