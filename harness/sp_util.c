@@ -456,7 +456,7 @@ static int l_lstat(lua_State *L)
 	lua_setfield(L, -2, "dev");
 	lua_pushinteger(L, (lua_Integer)st.st_size);
 	lua_setfield(L, -2, "size");
-	lua_pushinteger(L, (lua_Integer)st.st_mtim.tv_sec);
+	lua_pushinteger(L, (lua_Integer)st.st_mtime); /* POSIX; st_mtim is not macOS */
 	lua_setfield(L, -2, "mtime");
 	return 1;
 }

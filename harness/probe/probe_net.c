@@ -20,6 +20,16 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+/* macOS has neither flag: there the probe's sockets are opened without
+ * close-on-exec (it execs nothing that could inherit them) and the one
+ * non-blocking socket gets O_NONBLOCK through fcntl below. */
+#ifndef SOCK_CLOEXEC
+#define SOCK_CLOEXEC 0
+#endif
+#ifndef SOCK_NONBLOCK
+#define SOCK_NONBLOCK 0
+#endif
 #ifdef SANDPROOF_PROBE_LINUX
 #include <linux/io_uring.h>
 #include <sys/prctl.h>
@@ -173,6 +183,11 @@ static void probe_op_connect(struct probe_ctx *ctx, char **a, int n,
 	fd = socket(ss.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		probe_res_fail(res, errno, "socket");
+		return;
+	}
+	if (!SOCK_NONBLOCK && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		probe_res_fail(res, errno, "fcntl");
+		close(fd);
 		return;
 	}
 	if (type == SOCK_STREAM)

@@ -27,6 +27,10 @@
 #include "refrun.h"
 #include "t.h"
 
+#ifdef __APPLE__
+#define st_mtim st_mtimespec /* macOS spells the POSIX 2008 field so */
+#endif
+
 #define N_WS 3
 #define N_LOOPS 6
 #define N_EVICTORS 2
