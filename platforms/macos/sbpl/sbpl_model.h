@@ -18,8 +18,8 @@
  *           (target self|same-sandbox)
  *           (local|remote ip|ip4|ip6|tcp|tcp4|tcp6|udp|udp4|udp6 "HOST:PORT")
  *             HOST `*` or `localhost`, PORT `*` or a number
- *           (local|remote unix-socket (path-literal S)|(subpath S)|(path-regex S))
- *           (global-name S) (global-name-prefix S)
+ *           (local|remote unix-socket [(path-literal S)|(subpath S)|(path-regex S)])
+ *           (global-name S) (global-name-prefix S) (socket-domain AF_NAME)
  *   S: "string", #"regex", (param "NAME"), (string-append S...)
  *
  * Ownership: a model is freed with sbpl_model_free(); it copies what it
@@ -73,6 +73,7 @@ struct sbpl_query {
 	enum sbpl_proto proto;   /* IP socket operations */
 	struct sbpl_addr local, remote;
 	enum sbpl_target target; /* signal, process-info* */
+	const char *socket_domain; /* system-socket: "AF_UNIX", "AF_INET"... */
 	/* The host's own interface addresses (numeric), which a `localhost`
 	 * host filter matches too (MODEL.md, "the localhost quirk"). */
 	const char *const *ifaddrs;

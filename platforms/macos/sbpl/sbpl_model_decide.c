@@ -67,6 +67,8 @@ bool sbpl_model_flt_match(const struct sbpl_flt *f, const struct sbpl_query *q)
 		return q->global_name && !strcmp(q->global_name, f->str);
 	case SBPL_FLT_GNAME_PREFIX:
 		return q->global_name && !strncmp(q->global_name, f->str, strlen(f->str));
+	case SBPL_FLT_SOCKET_DOMAIN:
+		return q->socket_domain && !strcmp(q->socket_domain, f->str);
 	}
 	return false;
 }

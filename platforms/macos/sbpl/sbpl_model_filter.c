@@ -176,6 +176,15 @@ static int flt_target(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbp
 	return 0;
 }
 
+/* (socket-domain AF_NAME): by name only (numbers differ between OSes). */
+static int flt_domain(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f)
+{
+	f->kind = SBPL_FLT_SOCKET_DOMAIN;
+	if (n->n_kids != 2 || n->kids[1].kind != SBPL_NODE_SYMBOL || strncmp(n->kids[1].text, "AF_", 3))
+		return sbpl_model_fail(c, n->pos, "socket-domain takes one AF_ name");
+	return (f->str = strdup(n->kids[1].text)) ? 0 : -ENOMEM;
+}
+
 struct flt_name {
 	const char *name;
 	enum sbpl_flt_kind kind;
@@ -214,6 +223,8 @@ int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 		return flt_logic(c, n, f, SBPL_FLT_NOT);
 	if (!strcmp(h, "target"))
 		return flt_target(c, n, f);
+	if (!strcmp(h, "socket-domain"))
+		return flt_domain(c, n, f);
 	if (!strcmp(h, "local") || !strcmp(h, "remote"))
 		return sbpl_model_net_parse(c, n, f);
 	return sbpl_model_fail(c, n->pos, "unknown filter %s", h);

@@ -27,6 +27,7 @@ enum sbpl_flt_kind {
 	SBPL_FLT_UNIX,      /* (local|remote unix-socket F): F over the socket path */
 	SBPL_FLT_GNAME,
 	SBPL_FLT_GNAME_PREFIX,
+	SBPL_FLT_SOCKET_DOMAIN, /* (socket-domain AF_...) of system-socket */
 };
 
 #define SBPL_PROTO_BIT(p) (1u << (p))
@@ -42,7 +43,7 @@ struct sbpl_flt {
 	 * (`//`, `/./`, `/../`, a trailing `/`): Seatbelt is handed canonical
 	 * paths, so such a spelling matches nothing. */
 	bool canonical;
-	struct sbpl_flt *kids; /* ALL, ANY, NOT (1), UNIX (1) */
+	struct sbpl_flt *kids; /* ALL, ANY, NOT (1), UNIX (0: any path, or 1) */
 	size_t n_kids;
 	bool remote;           /* IP, UNIX: the remote end, else the local */
 	unsigned protos;       /* IP: SBPL_PROTO_BIT(tcp/udp) */

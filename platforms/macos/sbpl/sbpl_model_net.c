@@ -58,13 +58,16 @@ static int net_hostport(struct sbpl_pctx *c, const struct sbpl_node *a, struct s
 	return 0;
 }
 
+/* (local|remote unix-socket [F]): without F, every unix socket there. */
 static int net_unix(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f)
 {
-	const struct sbpl_node *sub = &n->kids[2];
-	const char *h = sub->kind == SBPL_NODE_LIST && sub->n_kids &&
+	const struct sbpl_node *sub = n->n_kids == 3 ? &n->kids[2] : NULL;
+	const char *h = sub && sub->kind == SBPL_NODE_LIST && sub->n_kids &&
 				sub->kids[0].kind == SBPL_NODE_SYMBOL ? sub->kids[0].text : "";
 
 	f->kind = SBPL_FLT_UNIX;
+	if (!sub)
+		return 0;
 	if (strcmp(h, "path-literal") && strcmp(h, "subpath") && strcmp(h, "path-regex"))
 		return sbpl_model_fail(c, sub->pos, "unix-socket takes path-literal, subpath or path-regex");
 	if (!(f->kids = calloc(1, sizeof(*f->kids))))
@@ -75,12 +78,14 @@ static int net_unix(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_
 
 int sbpl_model_net_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f)
 {
-	const char *p = n->n_kids == 3 && n->kids[1].kind == SBPL_NODE_SYMBOL ? n->kids[1].text : "";
+	const char *p = n->n_kids >= 2 && n->kids[1].kind == SBPL_NODE_SYMBOL ? n->kids[1].text : "";
 	size_t k;
 
 	f->remote = !strcmp(n->kids[0].text, "remote");
-	if (!strcmp(p, "unix-socket"))
+	if (!strcmp(p, "unix-socket") && n->n_kids <= 3)
 		return net_unix(c, n, f);
+	if (n->n_kids != 3)
+		p = "";
 	f->kind = SBPL_FLT_IP;
 	for (k = 0; k < sizeof(protos) / sizeof(protos[0]); k++)
 		if (!strcmp(p, protos[k].name)) {
@@ -165,6 +170,8 @@ bool sbpl_model_net_match(const struct sbpl_flt *f, const struct sbpl_query *q)
 		return ip_match(f, q);
 	if (!e->unix_path)
 		return false;
+	if (!f->n_kids)
+		return true;
 	sub = *q;
 	sub.path = e->unix_path;
 	return sbpl_model_flt_match(f->kids, &sub);

@@ -32,6 +32,8 @@ static const struct op ops[] = {
 	{"file-write-times", "file-write*"},
 	{"file-write-setugid", "file-write*"},
 	{"file-ioctl", "file*"},
+	{"file-link", "file*"},
+	{"file-map-executable", "file*"},
 	{"network*", "default"},
 	{"network-outbound", "network*"},
 	{"network-inbound", "network*"},

@@ -249,6 +249,23 @@ static void others(void)
 	q.remote.unix_path = "/s/other";
 	t_ok(sbpl_model_decide(m, &q) == 0, "unix-socket path-literal: not another");
 	sbpl_model_free(m);
+	m = parse("(version 1)\n(deny default (with message \"t\"))\n(allow system-socket)\n(allow network*)\n"
+		  "(deny system-socket (socket-domain AF_UNIX))\n(deny network* (remote unix-socket))\n"
+		  "(deny network-bind (local unix-socket))\n");
+	q = (struct sbpl_query){.op = "system-socket", .socket_domain = "AF_UNIX"};
+	t_ok(sbpl_model_decide(m, &q) == 0, "socket-domain AF_UNIX: denied");
+	q.socket_domain = "AF_INET";
+	t_ok(sbpl_model_decide(m, &q) == 1, "socket-domain: AF_INET not matched");
+	q = (struct sbpl_query){.op = "network-outbound", .remote = {.unix_path = "/any/sock", .port = -1},
+				.local = {.port = -1}};
+	t_ok(sbpl_model_decide(m, &q) == 0, "(remote unix-socket) without a path: every unix socket");
+	q = (struct sbpl_query){.op = "network-bind", .local = {.unix_path = "/w/s", .port = -1},
+				.remote = {.port = -1}};
+	t_ok(sbpl_model_decide(m, &q) == 0, "(local unix-socket): a bind of any unix socket");
+	q = (struct sbpl_query){.op = "network-outbound", .proto = SBPL_PROTO_TCP,
+				.local = {.port = -1, .unbound = true}, .remote = {.ip = "203.0.113.1", .port = 80}};
+	t_ok(sbpl_model_decide(m, &q) == 1, "unix-socket filters do not match an IP connection");
+	sbpl_model_free(m);
 }
 
 static void errors(void)
