@@ -52,8 +52,11 @@ struct sbpl_opts {
 /* Request -> profile.  0 and *out filled (free with sbpl_profile_free), or
  * -EINVAL / -EOPNOTSUPP / -ENAMETOOLONG / -ENOMEM with err naming the field
  * and the reason ("profile.filesystem.deny_read[1]: /tmp/x: not canonical
- * on macos (/tmp is /private/tmp)").  Never a profile that enforces less
- * than the request asks. */
+ * on macos (/tmp is /private/tmp; spell it /private/tmp/x)"), or -EPROTO
+ * when the generated text fails sbpl_lint (a bug of the generator, still
+ * refused).  Never a profile that enforces less than the request asks.
+ * opts may be NULL (no temp directory, no tag).  On failure *out holds
+ * nothing (sbpl_profile_free on it is harmless). */
 int sbpl_generate(const struct request *req, const struct sbpl_opts *opts,
 		  struct sbpl_profile *out, char err[SBPL_ERR_MAX]);
 void sbpl_profile_free(struct sbpl_profile *p);

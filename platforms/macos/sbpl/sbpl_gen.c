@@ -1,0 +1,315 @@
+/* sbpl_gen.c - a request's Seatbelt profile (sbpl.h): parse (the request is
+ * already parsed), plan (sbpl_plan.c), then write the text here.
+ *
+ * Shape of every profile, in this order, because Seatbelt lets the last
+ * matching rule win: (deny default); the process, sysctl and mach-lookup
+ * allowances; the read, device and write allowances; the network allowance
+ * when the request allows it; then every deny: write denies, move-blocking
+ * ancestors, hard links, deny_read, network deny, unix sockets.  No
+ * (allow default) and no localhost or loopback filter is ever written
+ * (platforms/macos/README.md gives the reason for each rule). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbpl_gen_int.h"
+
+/* Launchd services a shell and common tools look up, each for a reason;
+ * anything else (launchservices, pasteboard, tccd, securityd...) stays
+ * denied: a mach service is a door out of the sandbox. */
+static const char *const mach_base[] = {
+	"com.apple.system.opendirectoryd.libinfo",    /* getpwuid, getgrgid */
+	"com.apple.system.opendirectoryd.membership", /* group membership */
+	"com.apple.system.logger",                    /* asl, syslog(3) */
+	"com.apple.logd",                             /* os_log */
+	"com.apple.system.notification_center",       /* notify(3), libc */
+	NULL,
+};
+
+/* Only with network allow: name resolution and TLS trust.  Under network
+ * deny they stay closed, as mDNSResponder would resolve (and so send) a
+ * name for the sandbox. */
+static const char *const mach_network[] = {
+	"com.apple.dnssd.service",
+	"com.apple.SystemConfiguration.DNSConfiguration",
+	"com.apple.SystemConfiguration.configd",
+	"com.apple.trustd.agent",
+	NULL,
+};
+
+/* include_platform_roots with restricted reads: what dyld, a shell and
+ * the system's tools read (canonical spellings: /private/etc, never /etc). */
+static const char *const platform_roots[] = {
+	"/bin", "/sbin", "/usr", "/System", "/Library", "/private/etc",
+	"/private/var/db/timezone", NULL,
+};
+
+struct gen {
+	const struct sbpl_plan *pl;
+	struct sbpl_buf b;
+};
+
+static void emit_param_filter(struct gen *g, const char *kind, size_t param)
+{
+	sbpl_buf_addf(&g->b, "(%s (param ", kind);
+	sbpl_buf_quoted(&g->b, g->pl->params[param].name);
+	sbpl_buf_add(&g->b, "))");
+}
+
+/* The end of a deny rule: its message tag when there is one. */
+static void emit_deny_end(struct gen *g)
+{
+	if (g->pl->tag) {
+		sbpl_buf_add(&g->b, " (with message ");
+		sbpl_buf_quoted(&g->b, g->pl->tag);
+		sbpl_buf_add(&g->b, ")");
+	}
+	sbpl_buf_add(&g->b, ")\n");
+}
+
+static void emit_names(struct gen *g, const char *const names[])
+{
+	for (size_t i = 0; names[i]; i++) {
+		sbpl_buf_add(&g->b, "\n  (global-name ");
+		sbpl_buf_quoted(&g->b, names[i]);
+		sbpl_buf_add(&g->b, ")");
+	}
+	sbpl_buf_add(&g->b, ")\n");
+}
+
+/* The readable set as filters: read roots, platform roots, writable
+ * subpaths (a command reads what it writes). */
+static void emit_read_filters(struct gen *g)
+{
+	const struct sbpl_plan *pl = g->pl;
+
+	for (size_t i = 0; i < pl->reads.n; i++) {
+		sbpl_buf_add(&g->b, "\n  ");
+		emit_param_filter(g, "subpath", pl->reads.v[i]);
+	}
+	for (size_t i = 0; pl->platform_roots && platform_roots[i]; i++) {
+		sbpl_buf_add(&g->b, "\n  (subpath ");
+		sbpl_buf_quoted(&g->b, platform_roots[i]);
+		sbpl_buf_add(&g->b, ")");
+	}
+	for (size_t i = 0; i < pl->writes.n; i++) {
+		sbpl_buf_add(&g->b, "\n  ");
+		emit_param_filter(g, "subpath", pl->writes.v[i]);
+	}
+	sbpl_buf_add(&g->b, ")\n");
+}
+
+static void emit_header(struct gen *g)
+{
+	sbpl_buf_add(&g->b,
+		";; sandproof Seatbelt profile, generated from one request\n"
+		";; (platforms/macos/README.md).  Every path is a parameter:\n"
+		";; sandbox-exec -D NAME=VALUE, read here as (param \"NAME\").\n"
+		";; Allows come first, denies last: the last matching rule wins.\n"
+		"(version 1)\n(deny default");
+	emit_deny_end(g);
+}
+
+static void emit_process(struct gen *g)
+{
+	sbpl_buf_add(&g->b,
+		"\n;; processes: fork; exec only of what is readable; signals and\n"
+		";; process information only within this sandbox\n"
+		"(allow process-fork)\n");
+	if (g->pl->read_all) {
+		sbpl_buf_add(&g->b, "(allow process-exec)\n");
+	} else {
+		sbpl_buf_add(&g->b, "(allow process-exec");
+		emit_read_filters(g);
+	}
+	sbpl_buf_add(&g->b,
+		"(allow signal (target same-sandbox))\n"
+		"(allow process-info* (target same-sandbox))\n"
+		"(allow sysctl-read)\n"
+		"\n;; launchd services: an allowlist, never a wildcard\n"
+		"(allow mach-lookup");
+	emit_names(g, mach_base);
+}
+
+static void emit_reads(struct gen *g)
+{
+	sbpl_buf_add(&g->b, "\n;; reads\n");
+	if (g->pl->read_all) {
+		sbpl_buf_add(&g->b, "(allow file-read* file-map-executable)\n");
+	} else {
+		sbpl_buf_add(&g->b, "(allow file-read* file-map-executable");
+		emit_read_filters(g);
+		/* Lookups through macOS's own top-level symlinks. */
+		sbpl_buf_add(&g->b,
+			"(allow file-read-metadata (literal \"/\") (literal \"/private\")\n"
+			"  (literal \"/etc\") (literal \"/tmp\") (literal \"/var\"))\n");
+	}
+	sbpl_buf_add(&g->b,
+		"\n;; devices: data only (no create, unlink or rename of a node)\n"
+		"(allow file-read* file-write-data\n"
+		"  (literal \"/dev/null\") (literal \"/dev/zero\")\n"
+		"  (literal \"/dev/tty\") (literal \"/dev/dtracehelper\"))\n"
+		"(allow file-ioctl (literal \"/dev/tty\") (literal \"/dev/dtracehelper\"))\n"
+		"(allow file-read* (literal \"/dev/random\") (literal \"/dev/urandom\"))\n"
+		"(allow file-read-data file-write-data (subpath \"/dev/fd\"))\n"
+		"(allow file-read-metadata (literal \"/dev\"))\n");
+}
+
+static void emit_writes(struct gen *g)
+{
+	const struct sbpl_plan *pl = g->pl;
+
+	if (pl->write_all) {
+		sbpl_buf_add(&g->b, "\n;; writes: the filesystem is unrestricted\n"
+			     "(allow file-write*)\n");
+		return;
+	}
+	if (pl->writes.n == 0)
+		return;
+	sbpl_buf_add(&g->b,
+		"\n;; writes: the write roots, and TEMP_DIR (the run's private temp\n"
+		";; directory, which the backend exports to the command as TMPDIR)\n"
+		"(allow file-write*");
+	for (size_t i = 0; i < pl->writes.n; i++) {
+		sbpl_buf_add(&g->b, "\n  ");
+		emit_param_filter(g, "subpath", pl->writes.v[i]);
+	}
+	sbpl_buf_add(&g->b, ")\n");
+}
+
+static void emit_network_allow(struct gen *g)
+{
+	if (g->pl->req->network != NET_ALLOW)
+		return;
+	sbpl_buf_add(&g->b,
+		"\n;; network: allowed\n"
+		"(allow network*)\n"
+		"(allow system-socket)\n"
+		"(allow mach-lookup");
+	emit_names(g, mach_network);
+}
+
+/* Every path of list, one deny rule each: ops, then filters of kinds. */
+static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const char *ops,
+			const char *const kinds[])
+{
+	for (size_t i = 0; i < l->n; i++) {
+		sbpl_buf_addf(&g->b, "(deny %s", ops);
+		for (size_t k = 0; kinds[k]; k++) {
+			sbpl_buf_add(&g->b, " ");
+			emit_param_filter(g, kinds[k], l->v[i]);
+		}
+		emit_deny_end(g);
+	}
+}
+
+static void emit_fs_denies(struct gen *g)
+{
+	static const char *const lit_sub[] = {"literal", "subpath", NULL};
+	static const char *const lit[] = {"literal", NULL};
+	static const char *const sub[] = {"subpath", NULL};
+	const struct sbpl_plan *pl = g->pl;
+
+	if (pl->write_denies.n)
+		sbpl_buf_add(&g->b,
+			"\n;; read-only subpaths, deny_write and protected metadata\n"
+			";; names, present or not\n");
+	emit_denies(g, &pl->write_denies, "file-write*", lit_sub);
+	if (pl->ancestors.n)
+		sbpl_buf_add(&g->b,
+			"\n;; move-blocking: no ancestor of a denied path (up to its\n"
+			";; writable root) may be renamed, removed or created, or the\n"
+			";; path would move out from under its deny\n");
+	emit_denies(g, &pl->ancestors, "file-write-unlink file-write-create", lit);
+	sbpl_buf_add(&g->b,
+		"\n;; hard links: none (a link made in a write root to a protected\n"
+		";; file would be written through its writable name)\n"
+		"(deny file-link");
+	emit_deny_end(g);
+	if (pl->read_denies.n)
+		sbpl_buf_add(&g->b,
+			"\n;; deny_read: not read, not executed, not moved out\n");
+	emit_denies(g, &pl->read_denies, "file-read* process-exec file-write-unlink", sub);
+}
+
+static void emit_network_denies(struct gen *g)
+{
+	if (g->pl->req->network == NET_DENY) {
+		sbpl_buf_add(&g->b,
+			"\n;; network: denied, with no exception at all: a localhost\n"
+			";; filter would also match the host's own interface addresses\n"
+			";; and an unbound socket's local endpoint\n"
+			"(deny network*");
+		emit_deny_end(g);
+	}
+	if (!g->pl->req->block_unix_sockets)
+		return;
+	sbpl_buf_add(&g->b, "\n;; block_unix_sockets: no unix socket made, bound or reached\n"
+		     "(deny system-socket (socket-domain AF_UNIX)");
+	emit_deny_end(g);
+	sbpl_buf_add(&g->b, "(deny network* (remote unix-socket)");
+	emit_deny_end(g);
+	sbpl_buf_add(&g->b, "(deny network* (local unix-socket)");
+	emit_deny_end(g);
+}
+
+/* Hand the plan's parameters over to out (the plan keeps none). */
+static void take_params(struct sbpl_plan *pl, struct sbpl_profile *out)
+{
+	out->params = pl->params;
+	out->n_params = pl->n_params;
+	pl->params = NULL;
+	pl->n_params = 0;
+}
+
+int sbpl_generate(const struct request *req, const struct sbpl_opts *opts,
+		  struct sbpl_profile *out, char err[SBPL_ERR_MAX])
+{
+	static const struct sbpl_opts none;
+	struct sbpl_plan pl;
+	struct gen g = {.pl = &pl};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = sbpl_plan_build(&pl, req, opts ? opts : &none, err);
+	if (rc == 0) {
+		emit_header(&g);
+		emit_process(&g);
+		emit_reads(&g);
+		emit_writes(&g);
+		emit_network_allow(&g);
+		emit_fs_denies(&g);
+		emit_network_denies(&g);
+		rc = g.b.err ? sbpl_fail(err, g.b.err, "out of memory") : 0;
+	}
+	/* A profile Seatbelt would refuse or misread is a bug here: never
+	 * handed out. */
+	if (rc == 0) {
+		char lint[SBPL_ERR_MAX];
+
+		if (sbpl_lint(g.b.s, lint) != 0)
+			rc = sbpl_fail(err, -EPROTO, "the generated profile fails the lint "
+				       "(a bug of the generator): %s", lint);
+	}
+	if (rc == 0) {
+		out->text = g.b.s;
+		take_params(&pl, out);
+	} else {
+		sbpl_buf_free(&g.b);
+	}
+	sbpl_plan_free(&pl);
+	return rc;
+}
+
+void sbpl_profile_free(struct sbpl_profile *p)
+{
+	if (!p)
+		return;
+	free(p->text);
+	for (size_t i = 0; i < p->n_params; i++) {
+		free(p->params[i].name);
+		free(p->params[i].value);
+	}
+	free(p->params);
+	memset(p, 0, sizeof(*p));
+}

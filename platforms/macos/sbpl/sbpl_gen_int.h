@@ -1,0 +1,40 @@
+/* sbpl_gen_int.h - the generator's plan, shared by its two halves:
+ * sbpl_plan.c (request -> checked parameters and rule lists) and
+ * sbpl_gen.c (plan -> text).  Private to sp_sbpl. */
+#ifndef SANDPROOF_SBPL_GEN_INT_H
+#define SANDPROOF_SBPL_GEN_INT_H
+
+#include "sbpl_int.h"
+
+/* Indexes into the plan's parameters. */
+struct sbpl_ilist {
+	size_t *v;
+	size_t n;
+	size_t cap;
+};
+
+/* Every path of the profile is a -D parameter (never spliced into the
+ * text), and each rule list names the parameters it applies to. */
+struct sbpl_plan {
+	const struct request *req;
+	const char *tag;      /* the message tag, NULL: none */
+	struct sbpl_param *params;
+	size_t n_params;
+	size_t cap_params;
+	bool read_all;        /* (allow file-read*): unrestricted or read_roots ["/"] */
+	bool write_all;       /* (allow file-write*): unrestricted filesystem */
+	bool platform_roots;  /* the fixed macOS system roots are readable */
+	struct sbpl_ilist reads;       /* readable subpaths (not read_all) */
+	struct sbpl_ilist writes;      /* writable subpaths: write roots, TEMP_DIR */
+	struct sbpl_ilist write_denies;/* read-only subpaths, deny_write, protected */
+	struct sbpl_ilist read_denies; /* deny_read */
+	struct sbpl_ilist ancestors;   /* move-blocking literals */
+};
+
+/* Build the plan: 0, or -EINVAL/-EOPNOTSUPP/-ENAMETOOLONG/-ENOMEM with err
+ * naming the field.  The plan owns its parameters until handed over. */
+int sbpl_plan_build(struct sbpl_plan *pl, const struct request *req,
+		    const struct sbpl_opts *opts, char *err);
+void sbpl_plan_free(struct sbpl_plan *pl);
+
+#endif
