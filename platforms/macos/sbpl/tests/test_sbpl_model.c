@@ -292,6 +292,38 @@ static void errors(void)
 	t_ok(perr(big, "string literal over 1025 bytes"), "a literal over 1025 bytes");
 }
 
+/* Every prefix of a profile is parsed or refused with a position: the
+ * reader never reads past the text or crashes (run under ASan too). */
+static void prefixes(void)
+{
+	static const char text[] = HEAD "(allow file-write* (require-all (subpath \"/w\")\n"
+		"  (require-not (regex #\"^/w/\\.git(/|$)\"))))\n"
+		"(deny network* (remote ip \"localhost:*\") (with message \"t \\\" q\"))\n"
+		"; a comment (\n(allow mach-lookup (global-name \"a\"))\n";
+	char *buf, err[SBPL_ERR_MAX];
+	struct sbpl_model *m;
+	size_t n, bad = 0, whole = 0;
+
+	for (n = 0; n < sizeof(text); n++) {
+		int rc;
+
+		/* exactly n + 1 bytes: a read past the end is ASan's to see */
+		if (!(buf = malloc(n + 1)))
+			abort();
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+		rc = sbpl_model_parse(buf, NULL, 0, &m, err);
+		free(buf);
+		if (rc == 0) {
+			whole += n == sizeof(text) - 1;
+			sbpl_model_free(m);
+		} else if (rc != -22 || !strstr(err, "(byte ")) {
+			bad++;
+		}
+	}
+	t_ok(bad == 0 && whole == 1, "every prefix of a profile: read whole, or refused with a position");
+}
+
 int main(void)
 {
 	last_match();
@@ -304,5 +336,6 @@ int main(void)
 	localhost();
 	others();
 	errors();
+	prefixes();
 	return t_done();
 }
