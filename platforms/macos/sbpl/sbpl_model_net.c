@@ -5,8 +5,11 @@
  * udp, udp4, udp6; HOST `*` or `localhost` (Seatbelt refuses any other
  * host); PORT `*` or a number.  `localhost` matches a loopback address
  * (127.0.0.0/8, ::1), any of the host's interface addresses, and, as the
- * local end, a socket that was never bound: the quirk that makes a
- * "loopback only" allowance reach the host's own services.
+ * local end, a socket that was never bound and the unspecified address
+ * (0.0.0.0, ::; what an unbound socket's local end reads as): the quirk
+ * that makes a "loopback only" allowance reach the host's own services.
+ * Modelled wide on purpose: a checker that sees a localhost allowance
+ * reach more can only refuse a profile, never pass a leaky one.
  * (local|remote unix-socket F): F (path-literal, subpath, path-regex) over
  * the AF_UNIX endpoint's path. */
 #include <arpa/inet.h>
@@ -127,9 +130,11 @@ int sbpl_model_net_check(const struct sbpl_query *q)
 	return 0;
 }
 
-/* Loopback, or one of the host's interface addresses. */
-static bool ip_is_localhost(const char *ip, const struct sbpl_query *q)
+/* Loopback, one of the host's interface addresses, or (a local end) the
+ * unspecified address. */
+static bool ip_is_localhost(const char *ip, bool local, const struct sbpl_query *q)
 {
+	static const unsigned char zero[16];
 	unsigned char a[16], b[16];
 	unsigned fam = ip_family(ip, a);
 	size_t k;
@@ -137,6 +142,8 @@ static bool ip_is_localhost(const char *ip, const struct sbpl_query *q)
 	if (fam == SBPL_FAM_4 && a[0] == 127)
 		return true;
 	if (fam == SBPL_FAM_6 && !memcmp(a, &in6addr_loopback, 16))
+		return true;
+	if (local && !memcmp(a, zero, fam == SBPL_FAM_4 ? 4 : 16))
 		return true;
 	for (k = 0; k < q->n_ifaddrs; k++)
 		if (ip_family(q->ifaddrs[k], b) == fam && !memcmp(a, b, fam == SBPL_FAM_4 ? 4 : 16))
@@ -158,7 +165,7 @@ static bool ip_match(const struct sbpl_flt *f, const struct sbpl_query *q)
 		return !f->remote && e->unbound && f->port == -1;
 	if (f->port != -1 && f->port != e->port)
 		return false;
-	return f->host_any || ip_is_localhost(e->ip, q);
+	return f->host_any || ip_is_localhost(e->ip, !f->remote, q);
 }
 
 bool sbpl_model_net_match(const struct sbpl_flt *f, const struct sbpl_query *q)

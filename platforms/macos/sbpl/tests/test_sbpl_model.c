@@ -215,6 +215,11 @@ static void localhost(void)
 	     "local localhost: an unbound socket's local end matches, so any destination");
 	t_ok(net_out_bound(loc, "198.51.100.7", 4000, "203.0.113.5", 80) == 0,
 	     "local localhost: not a socket bound to another address");
+	t_ok(net_out_bound(loc, "0.0.0.0", 4000, "203.0.113.5", 80) == 1 &&
+	     net_out_bound(loc, "::", 4000, "2001:db8::5", 80) == 1,
+	     "local localhost: the unspecified address too (an unbound end reads as it)");
+	t_ok(net_out(rem, SBPL_PROTO_TCP, "0.0.0.0", 80) == 0,
+	     "remote localhost: not the unspecified address");
 	t_ok(net_out(deny, SBPL_PROTO_TCP, "127.0.0.1", 80) == 0 &&
 	     net_out(deny, SBPL_PROTO_TCP, "192.0.2.10", 80) == 0, "plain (deny network*): nothing");
 	t_ok(net_out(port, SBPL_PROTO_TCP, "203.0.113.5", 443) == 1 &&
