@@ -6,16 +6,17 @@
 #include "sbpl_model_int.h"
 
 /* literal: equal; subpath: equal, or beneath at a '/' boundary (so /a/bc
- * is not under /a/b); a non-canonical literal or subpath matches nothing. */
+ * is not under /a/b).  p is canonical (query_check), so a literal or
+ * subpath spelled with `//`, `/./` or a trailing `/` matches nothing. */
 static bool path_match(const struct sbpl_flt *f, const char *p)
 {
 	size_t n = strlen(f->str);
 
 	switch (f->kind) {
 	case SBPL_FLT_LITERAL:
-		return f->canonical && !strcmp(p, f->str);
+		return !strcmp(p, f->str);
 	case SBPL_FLT_SUBPATH:
-		if (!f->canonical || strncmp(p, f->str, n))
+		if (strncmp(p, f->str, n))
 			return false;
 		return !p[n] || p[n] == '/' || (n == 1 && f->str[0] == '/');
 	case SBPL_FLT_PREFIX:

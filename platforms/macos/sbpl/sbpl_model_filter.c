@@ -136,9 +136,10 @@ static int flt_path(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_
 		f->has_re = true;
 		return 0;
 	}
+	/* A spelling with `//`, `/./` or a trailing `/` is kept as written: it
+	 * matches nothing, as no canonical query path contains it. */
 	if (f->str[0] != '/')
 		return sbpl_model_fail(c, n->kids[1].pos, "%s needs an absolute path", n->kids[0].text);
-	f->canonical = sbpl_model_path_canonical(f->str);
 	return 0;
 }
 

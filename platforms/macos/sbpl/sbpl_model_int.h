@@ -39,10 +39,6 @@ struct sbpl_flt {
 	char *str;
 	regex_t re;
 	bool has_re;
-	/* literal/subpath: false when str is not a canonical absolute path
-	 * (`//`, `/./`, `/../`, a trailing `/`): Seatbelt is handed canonical
-	 * paths, so such a spelling matches nothing. */
-	bool canonical;
 	struct sbpl_flt *kids; /* ALL, ANY, NOT (1), UNIX (0: any path, or 1) */
 	size_t n_kids;
 	bool remote;           /* IP, UNIX: the remote end, else the local */
