@@ -16,6 +16,7 @@
 
 #include "exec_cli.h"
 #include "outcome.h"
+#include "profile_cli.h"
 #include "sandproof/platform.h"
 #include "sandproof/request.h"
 #include "run.h"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 "       sandproof-ref exec [OPTIONS] -- COMMAND [ARG...]\n"
 "       sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N] [--dry-run] [--json]\n"
 "       sandproof-ref doctor\n"
+"       sandproof-ref profile --os macos --request FILE|- [--temp-dir DIR]\n"
+"                     [--message-tag TAG]\n"
 "       sandproof-ref --help | --version\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
@@ -41,6 +44,15 @@ static const char usage_text[] =
 "\n"
 "gc    evicts runtime roots: older than --max-age, then least recently used\n"
 "      down to --max-roots; roots in use are skipped.\n"
+"\n"
+"profile  prints the Seatbelt profile (SBPL) the macOS backend would enforce\n"
+"      for the request, then its parameters as ';; -D NAME=VALUE' lines (the\n"
+"      output is itself a valid profile file).  --temp-dir names the run's\n"
+"      private temp directory (a runtime root gives one at run time; without\n"
+"      it, allow_temp is refused), --message-tag the tag of every deny.  On\n"
+"      any OS; reads nothing but the request.  Exit: 0 printed, 2 usage, bad\n"
+"      request, --os other than macos, or a request the profile cannot\n"
+"      express (the message names the field), 1 internal error.\n"
 "\n"
 "doctor  checks what this host supports (namespaces, mount API, openat2,\n"
 "      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
@@ -201,8 +213,9 @@ static int finish(struct request *req, const struct run_io *io, FILE *of,
 
 /* Reads the request at reqpath ("-": standard input) within wait_s seconds
  * and parses it into req (the caller frees it).  0, or EXIT_USAGE after
- * saying why on stderr (nothing ran, req untouched). */
-static int read_request(const char *reqpath, long wait_s, struct request *req)
+ * saying why on stderr (nothing ran, req untouched).  `profile` reads its
+ * request the same way (profile_cli.h). */
+int cli_read_request(const char *reqpath, long wait_s, struct request *req)
 {
 	char err[REQUEST_ERR_MAX], *text = NULL;
 	size_t len = 0;
@@ -281,7 +294,7 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("%s", "run: --request FILE|- is required");
 	if (optind != argc)
 		return usage_error("run: unexpected argument '%s'", argv[optind]);
-	rc = read_request(reqpath, wait_s, &req);
+	rc = cli_read_request(reqpath, wait_s, &req);
 	if (rc)
 		return rc;
 	if (outpath) {
@@ -334,6 +347,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "profile") == 0)
+		return profile_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "gc") == 0)
 		return gc_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0) {

@@ -166,10 +166,12 @@ static void emit_writes(struct gen *g)
 	}
 	if (pl->writes.n == 0)
 		return;
-	sbpl_buf_add(&g->b,
-		"\n;; writes: the write roots, and TEMP_DIR (the run's private temp\n"
-		";; directory, which the backend exports to the command as TMPDIR)\n"
-		"(allow file-write*");
+	sbpl_buf_add(&g->b, "\n;; writes: only beneath the write roots\n");
+	if (pl->req->allow_temp)
+		sbpl_buf_add(&g->b,
+			";; and TEMP_DIR, the run's private temp directory, which the\n"
+			";; backend exports to the command as TMPDIR\n");
+	sbpl_buf_add(&g->b, "(allow file-write*");
 	for (size_t i = 0; i < pl->writes.n; i++) {
 		sbpl_buf_add(&g->b, "\n  ");
 		emit_param_filter(g, "subpath", pl->writes.v[i]);
@@ -228,8 +230,9 @@ static void emit_fs_denies(struct gen *g)
 	emit_deny_end(g);
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,
-			"\n;; deny_read: not read, not executed, not moved out\n");
-	emit_denies(g, &pl->read_denies, "file-read* process-exec file-write-unlink", sub);
+			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
+	emit_denies(g, &pl->read_denies,
+		    "file-read* process-exec file-write-unlink file-clone", sub);
 }
 
 static void emit_network_denies(struct gen *g)

@@ -29,6 +29,8 @@ struct sbpl_plan {
 	struct sbpl_ilist write_denies;/* read-only subpaths, deny_write, protected */
 	struct sbpl_ilist read_denies; /* deny_read */
 	struct sbpl_ilist ancestors;   /* move-blocking literals */
+	size_t *anc_set;      /* open addressing: parameter index + 1, 0 empty */
+	size_t anc_set_cap;   /* a power of two, at least twice ancestors.n */
 };
 
 /* Build the plan: 0, or -EINVAL/-EOPNOTSUPP/-ENAMETOOLONG/-ENOMEM with err

@@ -6,6 +6,7 @@
  * text holds no request string at all and reads the same for every
  * workspace.  The generator is pure: nothing here touches the filesystem. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,11 +128,14 @@ static int plan_writes(struct sbpl_plan *pl, const struct sbpl_opts *opts, char 
 		rc = plan_write_root(pl, i, err);
 	if (rc)
 		return rc;
+	/* Unrestricted: everything is writable, the host's /tmp too (as on
+	 * Linux), and a temp directory needs no rule of its own. */
+	if (pl->write_all)
+		return 0;
 	if (req->allow_temp && opts->temp_dir)
 		return plan_param(pl, &pl->writes, "TEMP_DIR", opts->temp_dir,
 				  "temp_dir (the run's private temp directory)", err);
-	/* Unrestricted: the host's /tmp is writable, as on Linux. */
-	if (req->allow_temp && !pl->write_all)
+	if (req->allow_temp)
 		return sbpl_fail(err, -EOPNOTSUPP,
 				 "profile.filesystem.allow_temp: Seatbelt cannot give the "
 				 "command a private /tmp, and no private temp directory was "
@@ -159,12 +163,47 @@ static int plan_denies(struct sbpl_plan *pl, char *err)
 	return rc;
 }
 
-static bool have_ancestor(const struct sbpl_plan *pl, const char *path)
+/* The ancestors are deduplicated through a hash set: a request of a
+ * mebibyte may name hundreds of thousands of them, and a linear search
+ * made that quadratic (a minute for half a mebibyte). */
+static size_t path_hash(const char *s)
 {
-	for (size_t i = 0; i < pl->ancestors.n; i++)
-		if (strcmp(pl->params[pl->ancestors.v[i]].value, path) == 0)
-			return true;
-	return false;
+	uint64_t h = 14695981039346656037u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+/* The slot of path in the set: its own, or the empty one it would take. */
+static size_t *anc_slot(const struct sbpl_plan *pl, const char *path)
+{
+	size_t mask = pl->anc_set_cap - 1, i = path_hash(path) & mask;
+
+	while (pl->anc_set[i] && strcmp(pl->params[pl->anc_set[i] - 1].value, path) != 0)
+		i = (i + 1) & mask;
+	return &pl->anc_set[i];
+}
+
+/* Room for one more ancestor at a load of at most one half. */
+static int anc_reserve(struct sbpl_plan *pl)
+{
+	size_t cap = pl->anc_set_cap ? pl->anc_set_cap * 2 : 64;
+	size_t *old = pl->anc_set, old_cap = pl->anc_set_cap;
+
+	if (2 * (pl->ancestors.n + 1) <= pl->anc_set_cap)
+		return 0;
+	pl->anc_set = calloc(cap, sizeof(*pl->anc_set));
+	if (!pl->anc_set) {
+		pl->anc_set = old;
+		return -ENOMEM;
+	}
+	pl->anc_set_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			*anc_slot(pl, pl->params[old[i] - 1].value) = old[i];
+	free(old);
+	return 0;
 }
 
 /* Every proper ancestor of path from its parent up to and including area
@@ -183,11 +222,14 @@ static int plan_ancestors_of(struct sbpl_plan *pl, const char *path, const char 
 		char *slash = strrchr(a, '/');
 
 		slash[slash == a ? 1 : 0] = '\0'; /* the parent: "/a" -> "/" */
-		if (have_ancestor(pl, a))
+		rc = anc_reserve(pl);
+		if (rc || *anc_slot(pl, a))
 			continue;
 		snprintf(name, sizeof(name), "ANCESTOR_%zu", pl->ancestors.n);
 		snprintf(field, sizeof(field), "an ancestor of %s", of);
 		rc = plan_param(pl, &pl->ancestors, name, a, field, err);
+		if (rc == 0)
+			*anc_slot(pl, a) = pl->n_params; /* the new parameter's index + 1 */
 	}
 	free(a);
 	return rc;
@@ -259,5 +301,6 @@ void sbpl_plan_free(struct sbpl_plan *pl)
 	free(pl->write_denies.v);
 	free(pl->read_denies.v);
 	free(pl->ancestors.v);
+	free(pl->anc_set);
 	memset(pl, 0, sizeof(*pl));
 }
