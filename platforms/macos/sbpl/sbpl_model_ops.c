@@ -33,6 +33,7 @@ static const struct op ops[] = {
 	{"file-write-setugid", "file-write*"},
 	{"file-ioctl", "file*"},
 	{"file-link", "file*"},
+	{"file-clone", "file*"},
 	{"file-map-executable", "file*"},
 	{"network*", "default"},
 	{"network-outbound", "network*"},

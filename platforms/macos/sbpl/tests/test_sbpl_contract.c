@@ -22,7 +22,7 @@
  *   FS-2     read_only_subpaths and deny_write likewise (ancestors: within
  *            the write root that holds them);
  *   FS-3     deny_read: no read of its content (file-read-data of it,
- *            read-data, read-metadata and exec beneath it), no unlink of it
+ *            read-data, read-metadata, exec and clone beneath it), no unlink of it
  *            or of an ancestor within a write root (moved out from under
  *            its deny);
  *   NET-1    network deny: no outbound, inbound or bind, TCP or UDP, to or
@@ -300,6 +300,7 @@ static void q_deny_read(struct chk *c, const struct request *r)
 		ask_fs(c, "file-read-data", child, 0, "beneath deny_read, FS-3");
 		ask_fs(c, "file-read-metadata", child, 0, "beneath deny_read, FS-3");
 		ask_fs(c, "process-exec", child, 0, "beneath deny_read, FS-3");
+		ask_fs(c, "file-clone", child, 0, "cloned out from beneath deny_read, FS-3");
 		ask_fs(c, "file-write-unlink", d, 0, "deny_read moved out, FS-3");
 		while (root && a && strcmp(a, root) && beneath(root, a)) {
 			slash = strrchr(a, '/');
