@@ -32,9 +32,13 @@ static const struct op ops[] = {
 	{"file-write-times", "file-write*"},
 	{"file-write-setugid", "file-write*"},
 	{"file-ioctl", "file*"},
-	{"file-link", "file*"},
-	{"file-clone", "file*"},
-	{"file-map-executable", "file*"},
+	/* No source read gives these three a parent: each gets the wider
+	 * one, whose allowances profiles write (a hard link and a clone make
+	 * a file; an executable mapping reads one), so the model can only
+	 * see more allowed than Seatbelt does, never less. */
+	{"file-link", "file-write*"},
+	{"file-clone", "file-write*"},
+	{"file-map-executable", "file-read*"},
 	{"network*", "default"},
 	{"network-outbound", "network*"},
 	{"network-inbound", "network*"},

@@ -19,6 +19,8 @@
  *            the unlink of its source and the create of its target);
  *   META-2   each ancestor of it, up to and including the write root: no
  *            unlink (renamed away) and no create (renamed into place);
+ *            no hard link (file-link) of it or made in the write root (it
+ *            would be written through its new name);
  *   FS-2     read_only_subpaths and deny_write likewise (ancestors: within
  *            the write root that holds them);
  *   FS-3     deny_read: no read of its content (file-read-data of it,
@@ -274,6 +276,22 @@ static void q_protected(struct chk *c, const struct request *r)
 {
 	for (size_t i = 0; i < r->n_write_roots; i++) {
 		const struct write_root *w = &r->write_roots[i];
+		char *link = join(w->root, "sandproof-link");
+
+		/* A hard link made in the write root to a protected or
+		 * read-only file would be written through its new name (on
+		 * Linux: EXDEV across the binds); no source read says which
+		 * end Seatbelt's file-link filter sees, so both are asked. */
+		if (w->protected_names.n || w->read_only_subpaths.n || r->deny_write.n) {
+			ask_fs(c, "file-link", link, 0, "a hard link's new name, META-1");
+			for (size_t k = 0; k < w->protected_names.n; k++) {
+				char *p = join(w->root, w->protected_names.v[k]);
+
+				ask_fs(c, "file-link", p, 0, "a hard link to a protected name, META-1");
+				free(p);
+			}
+		}
+		free(link);
 
 		for (size_t k = 0; k < w->protected_names.n; k++) {
 			char *p = join(w->root, w->protected_names.v[k]);
