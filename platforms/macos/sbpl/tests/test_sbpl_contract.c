@@ -1,0 +1,605 @@
+/* test_sbpl_contract.c - the contract, asked of every generated profile.
+ *
+ *   test_sbpl_contract [--min N] PATH...
+ *
+ * Every *.json under each PATH (a directory, or one file) is a request, as
+ * sandproof-ref would read it.  Each one request_parse accepts has its
+ * paths spelled as a macOS harness would give them (/tmp, /var and /etc
+ * are /private/tmp, /private/var, /private/etc), gets a private temp
+ * directory (beneath its runtime root when it has one: <parent>/<16
+ * hex>/tmp, else a per-run /private/var/folders one) and its profile from
+ * sbpl_generate; the model (sbpl_model.h) then answers the contract's
+ * questions (docs/CONTRACT.md), each under both precedence readings
+ * (MODEL.md): a profile must hold whichever reading Seatbelt has.
+ *
+ *   FS-1     no file-write-* operation outside the write roots and the
+ *            temp directory (restricted filesystem);
+ *   META-1/3 every protected name of every write root, present or absent:
+ *            no create, write or unlink of it or beneath it (a rename is
+ *            the unlink of its source and the create of its target);
+ *   META-2   each ancestor of it, up to and including the write root: no
+ *            unlink (renamed away) and no create (renamed into place);
+ *            no hard link (file-link) of it or made in the write root (it
+ *            would be written through its new name);
+ *   FS-2     read_only_subpaths and deny_write likewise (ancestors: within
+ *            the write root that holds them);
+ *   FS-3     deny_read: no read of its content (file-read-data of it,
+ *            read-data, read-metadata, exec and clone beneath it), no unlink of it
+ *            or of an ancestor within a write root (moved out from under
+ *            its deny);
+ *   NET-1    network deny: no outbound, inbound or bind, TCP or UDP, to or
+ *            from loopback, TEST-NET, the host's interface addresses
+ *            (fixtures 192.0.2.10, 2001:db8::10), bound or unbound;
+ *   NET-4    block_unix_sockets: no AF_UNIX socket, connect or bind;
+ *   controls writes inside each write root and the temp directory are
+ *            allowed, and with network allow a connection is: a profile
+ *            that denies everything fails.
+ * A request the generator refuses is counted and its reason shown (a
+ * refusal runs nothing: fail closed, not a violation).  At least N (default
+ * 1) distinct requests must get a profile, so an empty recording fails. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sandproof/request.h"
+#include "sbpl.h"
+#include "sbpl_model.h"
+#include "t.h"
+
+#define HOME "/Users/sandproof"
+#define MAX_SHOWN 12
+
+static const char *const ifaddrs[] = {"192.0.2.10", "2001:db8::10"};
+static const char *const write_ops[] = {
+	"file-write-data", "file-write-create", "file-write-unlink", "file-write-mode",
+	"file-write-owner", "file-write-xattr", "file-write-flags", "file-write-times",
+	"file-write-setugid", NULL,
+};
+
+/* One request's check. */
+struct chk {
+	const char *name;
+	const struct sbpl_profile *p;
+	struct sbpl_model *m;
+	long asked, failed;
+};
+
+static long total_asked, total_controls;
+
+/* The line of the profile at byte pos, for a failure message. */
+static void rule_text(const char *text, long pos, char *buf, size_t len)
+{
+	const char *s, *e;
+	long line = 1;
+
+	if (pos < 0) {
+		snprintf(buf, len, "no rule decided");
+		return;
+	}
+	for (s = text; s < text + pos; s++)
+		line += *s == '\n';
+	e = strchr(text + pos, '\n');
+	snprintf(buf, len, "line %ld: %.*s", line, (int)(e ? e - (text + pos) : 80),
+		 text + pos);
+}
+
+/* Ask q under both readings; each must answer want (1 allow, 0 deny). */
+__attribute__((format(printf, 4, 5)))
+static void ask(struct chk *c, struct sbpl_query *q, int want, const char *fmt, ...)
+{
+	static const enum sbpl_order orders[] = {SBPL_ORDER_SPECIFIC_FIRST, SBPL_ORDER_FLAT};
+	static const char *const oname[] = {"specific-first", "flat"};
+	char what[512], rule[256];
+	va_list ap;
+	long pos;
+
+	for (size_t k = 0; k < 2; k++) {
+		int got;
+
+		q->order = orders[k];
+		got = sbpl_model_decide_why(c->m, q, &pos);
+		c->asked++;
+		if (got == want)
+			continue;
+		if (c->failed++ >= MAX_SHOWN)
+			continue;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		rule_text(c->p->text, pos, rule, sizeof(rule));
+		printf("# %s: %s: want %s, the model says %s (%s reading; %s)\n", c->name, what,
+		       want ? "allow" : "deny", got == 1 ? "allow" : got == 0 ? "deny" : "an error",
+		       oname[k], rule);
+	}
+}
+
+static void ask_fs(struct chk *c, const char *op, const char *path, int want, const char *why)
+{
+	struct sbpl_query q = {.op = op, .path = path};
+
+	ask(c, &q, want, "%s %s (%s)", op, path, why);
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *s = malloc(la + strlen(b) + 2);
+
+	if (!s)
+		abort();
+	sprintf(s, "%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+	return s;
+}
+
+static bool beneath(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return true;
+	return !strncmp(root, p, n) && (!p[n] || p[n] == '/');
+}
+
+/* ---- the request as a macOS harness spells it --------------------------- */
+
+static void canon(char **s)
+{
+	static const char *const links[] = {"/tmp", "/var", "/etc", NULL};
+
+	for (size_t k = 0; *s && links[k]; k++) {
+		size_t n = strlen(links[k]);
+
+		if (!strncmp(*s, links[k], n) && ((*s)[n] == '/' || !(*s)[n])) {
+			char *t = malloc(strlen(*s) + 9);
+
+			if (!t)
+				abort();
+			sprintf(t, "/private%s", *s);
+			free(*s);
+			*s = t;
+			return;
+		}
+	}
+}
+
+static void canon_strv(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		canon(&sv->v[i]);
+}
+
+static void canon_request(struct request *r)
+{
+	canon(&r->cwd);
+	canon(&r->runtime_parent);
+	canon_strv(&r->read_roots);
+	canon_strv(&r->deny_read);
+	canon_strv(&r->deny_write);
+	for (size_t i = 0; i < r->n_write_roots; i++) {
+		canon(&r->write_roots[i].root);
+		canon_strv(&r->write_roots[i].read_only_subpaths);
+	}
+}
+
+/* ---- the questions -------------------------------------------------------- */
+
+struct ctx {
+	const struct request *r;
+	const char *temp; /* the temp directory, NULL: none */
+};
+
+static bool writable(const struct ctx *x, const char *p)
+{
+	for (size_t i = 0; i < x->r->n_write_roots; i++)
+		if (beneath(x->r->write_roots[i].root, p))
+			return true;
+	return x->temp && beneath(x->temp, p);
+}
+
+static void ask_writes(struct chk *c, const struct ctx *x, const char *p)
+{
+	if (writable(x, p))
+		return;
+	for (size_t o = 0; write_ops[o]; o++)
+		ask_fs(c, write_ops[o], p, 0, "outside the write roots, FS-1");
+}
+
+/* FS-1: every write operation on paths outside the writable set: fixed
+ * ones, and around each write root its parent, a sibling in it, and a
+ * sibling sharing the root's name as a prefix (/a/bc beside /a/b). */
+static void q_outside(struct chk *c, const struct ctx *x)
+{
+	static const char *const fixed[] = {
+		"/", "/Users/sandproof/.ssh/authorized_keys", "/usr/local/bin/x",
+		"/private/tmp/sandproof-outside", "/private/var/tmp/x",
+		"/Library/LaunchAgents/x.plist", "/dev/disk0", "/private/etc/hosts", NULL};
+
+	for (size_t k = 0; fixed[k]; k++)
+		ask_writes(c, x, fixed[k]);
+	for (size_t i = 0; i < x->r->n_write_roots; i++) {
+		const char *root = x->r->write_roots[i].root;
+		char *parent = strdup(root), *slash, *sib, *pre = malloc(strlen(root) + 2);
+
+		if (!parent || !pre)
+			abort();
+		slash = strrchr(parent, '/');
+		*(slash == parent ? slash + 1 : slash) = '\0';
+		sib = join(parent, "sandproof-sibling");
+		sprintf(pre, "%sx", root);
+		ask_writes(c, x, parent);
+		ask_writes(c, x, sib);
+		ask_writes(c, x, pre);
+		free(parent);
+		free(sib);
+		free(pre);
+	}
+}
+
+/* Deny create, data and unlink of p and beneath it; unlink and create of
+ * each ancestor from its parent up to and including root (NULL: none). */
+static void q_denied_path(struct chk *c, const char *p, const char *root, const char *why)
+{
+	static const char *const ops[] = {"file-write-create", "file-write-data",
+					  "file-write-unlink", "file-write-mode", NULL};
+	char *child = join(p, "sandproof-child"), *a = strdup(p), *slash;
+
+	for (size_t o = 0; ops[o]; o++) {
+		ask_fs(c, ops[o], p, 0, why);
+		ask_fs(c, ops[o], child, 0, why);
+	}
+	while (root && a && strcmp(a, root) && beneath(root, a)) {
+		slash = strrchr(a, '/');
+		*(slash == a ? slash + 1 : slash) = '\0';
+		ask_fs(c, "file-write-unlink", a, 0, "an ancestor: renamed away, META-2");
+		ask_fs(c, "file-write-create", a, 0, "an ancestor: renamed into place, META-2");
+	}
+	free(a);
+	free(child);
+}
+
+/* The write root holding p, NULL: none. */
+static const char *root_of(const struct request *r, const char *p)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < r->n_write_roots; i++)
+		if (beneath(r->write_roots[i].root, p) &&
+		    (!best || strlen(r->write_roots[i].root) > strlen(best)))
+			best = r->write_roots[i].root;
+	return best;
+}
+
+static void q_protected(struct chk *c, const struct request *r)
+{
+	for (size_t i = 0; i < r->n_write_roots; i++) {
+		const struct write_root *w = &r->write_roots[i];
+		char *link = join(w->root, "sandproof-link");
+
+		/* A hard link made in the write root to a protected or
+		 * read-only file would be written through its new name (on
+		 * Linux: EXDEV across the binds); no source read says which
+		 * end Seatbelt's file-link filter sees, so both are asked. */
+		if (w->protected_names.n || w->read_only_subpaths.n || r->deny_write.n) {
+			ask_fs(c, "file-link", link, 0, "a hard link's new name, META-1");
+			for (size_t k = 0; k < w->protected_names.n; k++) {
+				char *p = join(w->root, w->protected_names.v[k]);
+
+				ask_fs(c, "file-link", p, 0, "a hard link to a protected name, META-1");
+				free(p);
+			}
+		}
+		free(link);
+
+		for (size_t k = 0; k < w->protected_names.n; k++) {
+			char *p = join(w->root, w->protected_names.v[k]);
+
+			q_denied_path(c, p, w->root, "a protected name, META-1/3");
+			free(p);
+		}
+		for (size_t k = 0; k < w->read_only_subpaths.n; k++)
+			q_denied_path(c, w->read_only_subpaths.v[k], w->root,
+				      "a read-only subpath, FS-2");
+	}
+	for (size_t k = 0; k < r->deny_write.n; k++)
+		q_denied_path(c, r->deny_write.v[k], root_of(r, r->deny_write.v[k]),
+			      "deny_write, FS-2");
+}
+
+static void q_deny_read(struct chk *c, const struct request *r)
+{
+	for (size_t k = 0; k < r->deny_read.n; k++) {
+		const char *d = r->deny_read.v[k], *root = root_of(r, d);
+		char *child = join(d, "sandproof-child"), *a = strdup(d), *slash;
+
+		ask_fs(c, "file-read-data", d, 0, "deny_read, FS-3");
+		ask_fs(c, "file-read-data", child, 0, "beneath deny_read, FS-3");
+		ask_fs(c, "file-read-metadata", child, 0, "beneath deny_read, FS-3");
+		ask_fs(c, "process-exec", child, 0, "beneath deny_read, FS-3");
+		ask_fs(c, "file-clone", child, 0, "cloned out from beneath deny_read, FS-3");
+		ask_fs(c, "file-write-unlink", d, 0, "deny_read moved out, FS-3");
+		while (root && a && strcmp(a, root) && beneath(root, a)) {
+			slash = strrchr(a, '/');
+			*(slash == a ? slash + 1 : slash) = '\0';
+			ask_fs(c, "file-write-unlink", a, 0, "an ancestor of deny_read, FS-3");
+		}
+		free(a);
+		free(child);
+	}
+}
+
+static void ask_net(struct chk *c, const char *op, enum sbpl_proto pr, const char *lip, int lport,
+		    const char *rip, int rport, int want, const char *why)
+{
+	struct sbpl_query q = {.op = op, .proto = pr, .ifaddrs = ifaddrs, .n_ifaddrs = 2,
+			       .local = {.ip = lip, .port = lip ? lport : -1, .unbound = !lip},
+			       .remote = {.ip = rip, .port = rip ? rport : -1}};
+
+	ask(c, &q, want, "%s %s %s:%d -> %s:%d (%s)", op, pr == SBPL_PROTO_TCP ? "tcp" : "udp",
+	    lip ? lip : "(unbound)", lport, rip ? rip : "-", rport, why);
+}
+
+static void q_network(struct chk *c, const struct request *r)
+{
+	static const char *const addrs[] = {"127.0.0.1", "::1", "192.0.2.1", "198.51.100.1",
+					    "203.0.113.1", "192.0.2.10", "2001:db8::10", NULL};
+	static const char *const any[] = {"0.0.0.0", "::"};
+
+	if (r->network == NET_ALLOW) {
+		ask_net(c, "network-outbound", SBPL_PROTO_TCP, NULL, 0, "203.0.113.1", 443, 1,
+			"network allow: the positive control");
+		return;
+	}
+	for (size_t k = 0; addrs[k]; k++) {
+		bool v6 = strchr(addrs[k], ':') != NULL;
+
+		for (enum sbpl_proto pr = SBPL_PROTO_TCP; pr <= SBPL_PROTO_UDP; pr++) {
+			ask_net(c, "network-outbound", pr, NULL, 0, addrs[k], 80, 0, "NET-1");
+			ask_net(c, "network-outbound", pr, addrs[k], 40000, addrs[k], 53, 0, "NET-1");
+			ask_net(c, "network-bind", pr, addrs[k], 8080, NULL, 0, 0, "NET-1");
+			ask_net(c, "network-bind", pr, any[v6], 8080, NULL, 0, 0, "NET-1");
+			ask_net(c, "network-inbound", pr, addrs[k], 8080, addrs[k], 40000, 0, "NET-1");
+		}
+	}
+}
+
+static void q_unix(struct chk *c, const struct request *r)
+{
+	struct sbpl_query q = {.op = "system-socket", .socket_domain = "AF_UNIX"};
+	const char *in = r->n_write_roots ? r->write_roots[0].root : "/private/tmp";
+	char *sock = join(in, "sandproof.sock");
+
+	if (!r->block_unix_sockets) {
+		free(sock);
+		return;
+	}
+	ask(c, &q, 0, "socket(AF_UNIX) (NET-4)");
+	q = (struct sbpl_query){.op = "network-outbound", .local = {.port = -1},
+				.remote = {.unix_path = "/private/var/run/mDNSResponder", .port = -1}};
+	ask(c, &q, 0, "connect to a host unix socket (NET-4)");
+	q.remote.unix_path = sock;
+	ask(c, &q, 0, "connect to %s (NET-4)", sock);
+	q = (struct sbpl_query){.op = "network-bind", .remote = {.port = -1},
+				.local = {.unix_path = sock, .port = -1}};
+	ask(c, &q, 0, "bind %s (NET-4)", sock);
+	free(sock);
+}
+
+/* Whether the request itself denies writing p: beneath a read-only
+ * subpath, deny_write, deny_read or a protected name. */
+static bool denied_by_request(const struct request *r, const char *p)
+{
+	for (size_t k = 0; k < r->deny_write.n; k++)
+		if (beneath(r->deny_write.v[k], p))
+			return true;
+	for (size_t k = 0; k < r->deny_read.n; k++)
+		if (beneath(r->deny_read.v[k], p))
+			return true;
+	for (size_t i = 0; i < r->n_write_roots; i++) {
+		const struct write_root *w = &r->write_roots[i];
+
+		for (size_t k = 0; k < w->read_only_subpaths.n; k++)
+			if (beneath(w->read_only_subpaths.v[k], p))
+				return true;
+		for (size_t k = 0; k < w->protected_names.n; k++) {
+			char *q = join(w->root, w->protected_names.v[k]);
+			bool hit = beneath(q, p);
+
+			free(q);
+			if (hit)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The positive controls: a fresh name in each write root and the temp
+ * directory is writable, unless the request itself denies it. */
+static void q_controls(struct chk *c, const struct ctx *x)
+{
+	size_t n = x->r->n_write_roots;
+
+	for (size_t i = 0; i <= n; i++) {
+		const char *dir = i < n ? x->r->write_roots[i].root : x->temp;
+		char *p;
+
+		if (!dir)
+			continue;
+		p = join(dir, "sandproof-control.txt");
+		if ((i == n || root_of(x->r, p) == dir) && !denied_by_request(x->r, p)) {
+			ask_fs(c, "file-write-create", p, 1, "positive control");
+			ask_fs(c, "file-write-data", p, 1, "positive control");
+			ask_fs(c, "file-write-unlink", p, 1, "positive control");
+			ask_fs(c, "file-read-data", p, 1, "positive control");
+			total_controls++;
+		}
+		free(p);
+	}
+}
+
+/* ---- one request ---------------------------------------------------------- */
+
+struct tally {
+	long files, refused_parse, refused_gen, profiled, distinct;
+	char **seen;
+	size_t n_seen;
+};
+
+static bool seen_before(struct tally *t, const char *text)
+{
+	for (size_t k = 0; k < t->n_seen; k++)
+		if (!strcmp(t->seen[k], text))
+			return true;
+	t->seen = realloc(t->seen, (t->n_seen + 1) * sizeof(*t->seen));
+	if (!t->seen || !(t->seen[t->n_seen++] = strdup(text)))
+		abort();
+	return false;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *s = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (s = malloc((size_t)n + 1)) && fread(s, 1, (size_t)n, f) == (size_t)n) {
+		s[n] = '\0';
+		*len = (size_t)n;
+	} else {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+static void check_profile(const char *name, const struct request *r, const char *temp,
+			  const struct sbpl_profile *p)
+{
+	struct chk c = {.name = name, .p = p};
+	struct ctx x = {r, temp};
+	char err[SBPL_ERR_MAX];
+
+	if (sbpl_model_parse(p->text, p->params, p->n_params, &c.m, err) < 0) {
+		t_ok(0, "%s: the model reads the generated profile: %s", name, err);
+		return;
+	}
+	if (r->fs_kind == FS_RESTRICTED) {
+		q_outside(&c, &x);
+		q_protected(&c, r);
+		q_controls(&c, &x);
+	}
+	q_deny_read(&c, r);
+	q_network(&c, r);
+	q_unix(&c, r);
+	total_asked += c.asked;
+	if (c.failed > MAX_SHOWN)
+		printf("# %s: ... %ld more\n", name, c.failed - MAX_SHOWN);
+	t_ok(c.failed == 0, "%s: %ld of %ld answers as the contract says", name,
+	     c.asked - c.failed, c.asked);
+	sbpl_model_free(c.m);
+}
+
+static void check_file(struct tally *t, const char *path)
+{
+	char err[REQUEST_ERR_MAX], gerr[SBPL_ERR_MAX], temp[4200];
+	struct sbpl_profile p;
+	struct request r;
+	size_t len;
+	char *text = slurp(path, &len);
+	int rc;
+
+	t->files++;
+	if (!text || request_parse(text, len, HOME, &r, err) < 0) {
+		t->refused_parse++;
+		free(text);
+		return;
+	}
+	canon_request(&r);
+	if (r.has_runtime)
+		snprintf(temp, sizeof(temp), "%s/0123456789abcdef/tmp", r.runtime_parent);
+	else
+		snprintf(temp, sizeof(temp), "/private/var/folders/sp/sandproof-run/T");
+	struct sbpl_opts o = {.temp_dir = r.allow_temp ? temp : NULL, .message_tag = "sp-test"};
+	rc = sbpl_generate(&r, &o, &p, gerr);
+	if (rc < 0) {
+		t->refused_gen++;
+		printf("# %s: the generator refuses it (fail closed): %s\n", path, gerr);
+	} else {
+		t->profiled++;
+		if (!seen_before(t, text)) {
+			t->distinct++;
+			check_profile(path, &r, o.temp_dir, &p);
+		}
+		sbpl_profile_free(&p);
+	}
+	request_free(&r);
+	free(text);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void check_path(struct tally *t, const char *path)
+{
+	struct dirent **ents;
+	struct stat st;
+	int n;
+
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		check_file(t, path);
+		return;
+	}
+	if ((n = scandir(path, &ents, NULL, by_name)) < 0) {
+		t_ok(0, "%s: readable", path);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		size_t l = strlen(ents[k]->d_name);
+
+		if (l > 5 && !strcmp(ents[k]->d_name + l - 5, ".json")) {
+			char *f = join(path, ents[k]->d_name);
+
+			check_file(t, f);
+			free(f);
+		}
+		free(ents[k]);
+	}
+	free(ents);
+}
+
+int main(int argc, char **argv)
+{
+	struct tally t = {0};
+	long min = 1;
+	int k = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "--min")) {
+		min = atol(argv[2]);
+		k = 3;
+	}
+	if (k >= argc) {
+		fprintf(stderr, "usage: test_sbpl_contract [--min N] PATH...\n");
+		return 2;
+	}
+	for (; k < argc; k++)
+		check_path(&t, argv[k]);
+	printf("# %ld files: %ld refused by request_parse, %ld by the generator, %ld profiles "
+	       "(%ld distinct requests checked), %ld answers\n", t.files, t.refused_parse,
+	       t.refused_gen, t.profiled, t.distinct, total_asked);
+	t_ok(total_controls > 0, "positive controls were asked (%ld): a deny-everything profile fails",
+	     total_controls);
+	t_ok(t.distinct >= min, "at least %ld distinct requests got a profile and were checked (%ld)",
+	     min, t.distinct);
+	for (size_t i = 0; i < t.n_seen; i++)
+		free(t.seen[i]);
+	free(t.seen);
+	return t_done();
+}
