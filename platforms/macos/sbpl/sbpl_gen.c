@@ -216,7 +216,12 @@ static void emit_fs_denies(struct gen *g)
 		sbpl_buf_add(&g->b,
 			"\n;; read-only subpaths, deny_write and protected metadata\n"
 			";; names, present or not\n");
-	emit_denies(g, &pl->write_denies, "file-write*", lit_sub);
+	/* file-write-data and file-read-data named beside their wildcards:
+	 * the device allowances above name them, and where Seatbelt lets a
+	 * rule naming the operation itself outrank a wildcard rule
+	 * (MODEL.md), a deny naming only file-write* would not undo them
+	 * (deny_write /dev/tty). */
+	emit_denies(g, &pl->write_denies, "file-write* file-write-data", lit_sub);
 	if (pl->ancestors.n)
 		sbpl_buf_add(&g->b,
 			"\n;; move-blocking: no ancestor of a denied path (up to its\n"
@@ -232,7 +237,7 @@ static void emit_fs_denies(struct gen *g)
 		sbpl_buf_add(&g->b,
 			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
 	emit_denies(g, &pl->read_denies,
-		    "file-read* process-exec file-write-unlink file-clone", sub);
+		    "file-read* file-read-data process-exec file-write-unlink file-clone", sub);
 }
 
 static void emit_network_denies(struct gen *g)

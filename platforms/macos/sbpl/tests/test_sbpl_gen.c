@@ -259,13 +259,13 @@ static void check_structure(const struct request *req, const struct sbpl_profile
 		     "request %zu: restricted reads: exec and reads are allowlisted", k);
 	for (size_t i = 0; i < p->n_params; i++)
 		if (strstr(p->params[i].name, "PROTECTED") || strstr(p->params[i].name, "DENY_WRITE"))
-			prot &= has_line(t, "(deny file-write* (literal (param \"%s\")) "
+			prot &= has_line(t, "(deny file-write* file-write-data (literal (param \"%s\")) "
 					 "(subpath (param \"%s\"))", p->params[i].name,
 					 p->params[i].name);
 	t_ok(prot, "request %zu: every protected and deny_write path denied as literal and subpath", k);
 	for (size_t i = 0; i < p->n_params; i++)
 		if (strncmp(p->params[i].name, "DENY_READ_", 10) == 0)
-			hidden &= has_line(t, "(deny file-read* process-exec file-write-unlink "
+			hidden &= has_line(t, "(deny file-read* file-read-data process-exec file-write-unlink "
 					   "file-clone (subpath (param \"%s\"))", p->params[i].name);
 	t_ok(hidden, "request %zu: every deny_read path unreadable, unexecutable, not moved or "
 	     "cloned out", k);
