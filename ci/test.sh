@@ -10,7 +10,9 @@
 #   5. the macos platform layer built on Linux, the posix-sim
 #      (-DSANDPROOF_PLATFORM=macos, build-macos-sim): its portable tests,
 #      which include the backend's plumbing through the test sandbox-exec
-#      (label "macos-sim"), and a few scenarios against ref recorded in
+#      (label "macos-sim"); seven proc.* plumbing scenarios against ref
+#      through it (pass), a macOS-only escape
+#      scenario (must fail: the sim confines nothing), recorded in
 #      posix-sim.sqlite, never macos.sqlite; about two minutes,
 # then a bounded fuzz run of the request parser (ci/fuzz.sh) where clang and
 # its libFuzzer runtime are present (said and skipped where they are not).
@@ -59,13 +61,21 @@ cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
 (cd "$here/build-macos-sim" && ctest --output-on-failure -j 1 -L portable)
 simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
-# Two scenarios that end unsupported there (no expectation on posix-sim); the
-# harness's /tmp workspaces are refused by the generator's macOS spelling
-# check, which makes most others end in errors until the harness places its
-# workspaces where macOS spells them canonically.
-for s in proc.env_exact proc.exit_127_not_notfound; do
-	"$here/build-macos-sim/sandproof" run --runner ref --filter "$s" --out "$simout"
+# The backend's plumbing end to end (exit codes, output, stdin, signals),
+# judged by the macOS expectations: these pass through a launcher that
+# confines nothing.
+for s in proc.exit_code_exact proc.exit_127_not_notfound proc.output_binary_lossless \
+	proc.output_truncated proc.stdin_delivered proc.signal_propagates proc.cancel_signals; do
+	"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" --filter "$s" \
+		>"$simout/plumbing.log" || { cat "$simout/plumbing.log"; rm -rf "$simout"; exit 1; }
 done
+# A macOS-only scenario must FAIL there: the sim's sandbox-exec confines
+# nothing, and a hard link giving .git/config a writable name is an escape.
+"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" \
+	--filter meta.seatbelt_hardlink_protected >"$simout/escape.log" || true
+grep -q '^fail  *meta.seatbelt_hardlink_protected .*impact: escape' "$simout/escape.log" ||
+	{ cat "$simout/escape.log"; echo "the unconfined sim did not fail a macOS-only scenario" >&2
+	  rm -rf "$simout"; exit 1; }
 # A simulation is never recorded as macOS.
 [ -f "$simout/posix-sim.sqlite" ] && [ ! -e "$simout/macos.sqlite" ] ||
 	{ echo "posix-sim results not in posix-sim.sqlite" >&2; rm -rf "$simout"; exit 1; }

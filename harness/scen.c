@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <glob.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 #include "host.h"
 #include "fdpipe.h"
+#include "sandproof/prims.h"
 #include "sandproof/proc.h"
 
 static int cmp_scen(const void *a, const void *b)
@@ -274,7 +276,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* A scenario process that died (timeout, crash) before its context's
  * finish() leaves its temp directories: they carry its pid, remove them
  * (never following a symlink). */
-static const char *const temp_roots[] = {"/tmp", "/var/tmp"};
 
 static void rm_tree(const char *path)
 {
@@ -293,11 +294,11 @@ int scen_sweep_stale(void)
 {
 	int removed = 0;
 
-	for (size_t i = 0; i < 2; i++) {
-		char pattern[64];
+	for (int i = 0; i < 2; i++) {
+		char pattern[PATH_MAX];
 		glob_t g;
 
-		snprintf(pattern, sizeof(pattern), "%s/sandproof-[0-9]*-*", temp_roots[i]);
+		snprintf(pattern, sizeof(pattern), "%s/sandproof-[0-9]*-*", prims_temp_root(i));
 		if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++) {
@@ -310,7 +311,7 @@ int scen_sweep_stale(void)
 			 * claim makes none), and nobody's claim (the pid may be
 			 * of another pid namespace, or reused). */
 			if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-			    pid_gone(g.gl_pathv[k] + strlen(temp_roots[i]) + strlen("/sandproof-")) &&
+			    pid_gone(g.gl_pathv[k] + strlen(prims_temp_root(i)) + strlen("/sandproof-")) &&
 			    flock(fd, LOCK_EX | LOCK_NB) == 0) {
 				rm_tree(g.gl_pathv[k]);
 				removed++;
@@ -325,11 +326,11 @@ int scen_sweep_stale(void)
 static void temp_sweep(pid_t pid)
 {
 
-	for (size_t i = 0; i < 2; i++) {
-		char pattern[64];
+	for (int i = 0; i < 2; i++) {
+		char pattern[PATH_MAX];
 		glob_t g;
 
-		snprintf(pattern, sizeof(pattern), "%s/sandproof-%d-*", temp_roots[i], (int)pid);
+		snprintf(pattern, sizeof(pattern), "%s/sandproof-%d-*", prims_temp_root(i), (int)pid);
 		if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++)

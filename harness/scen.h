@@ -66,7 +66,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 int scen_interrupt_install(void);
 int scen_interrupted(void);
 
-/* Remove the scenario temp directories (/tmp and /var/tmp,
+/* Remove the scenario temp directories (both prims_temp_root()s,
  * sandproof-<pid>-*) of ours that no live process claims: sp.mkdtemp holds
  * an flock on each for its owner's life, so one we can lock, whose named
  * pid does not exist either, is left over from a harness killed with

@@ -606,4 +606,10 @@ void sp_util_register(lua_State *L)
 	lua_setfield(L, -2, "null");
 	lua_pushstring(L, prims_os_name());
 	lua_setfield(L, -2, "os");
+	lua_createtable(L, 2, 0); /* sp.temp_roots: {hidden, visible} */
+	for (int i = 0; i < 2; i++) {
+		lua_pushstring(L, prims_temp_root(i));
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "temp_roots");
 }

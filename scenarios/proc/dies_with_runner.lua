@@ -19,6 +19,8 @@ return scenario {
   impact = { survived = "residue" },
   control = "fs.workspace_writable",
   run = function(t)
+    -- the processes left are counted by the census, asked before anything runs
+    t:need_primitive("census")
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
       'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..

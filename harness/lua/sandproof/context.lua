@@ -44,28 +44,14 @@ local function git_workspace(ws)
   sp.write(ws .. "/README", "workspace\n")
 end
 
--- dir with its first component resolved when that is a link to
--- /private/<it> (macOS: /tmp and /var).  Seatbelt matches canonical paths
--- and a policy path through a symlink is refused, so the workspace and
--- every path a scenario builds from t.tmp must be canonical from the start.
-local function canonical_base(dir)
-  local top = dir:match("^(/[^/]+)")
-  local st = top and sp.lstat(top)
-  if st and st.type == "link" then
-    local priv = sp.lstat("/private" .. dir)
-    if priv and priv.type == "dir" then return "/private" .. dir end
-  end
-  return dir
-end
-M.canonical_base = canonical_base
-
 function M.new(sc, runner_name, opts)
   local ok, adapter = pcall(require, runner_name)
   if not ok then return nil, "unknown runner '" .. runner_name .. "': " .. tostring(adapter) end
   -- Named with our pid: if this process dies before finish(), the harness
-  -- parent removes /tmp/sandproof-<pid>-* and /var/tmp/sandproof-<pid>-*.
+  -- parent removes sandproof-<pid>-* in both sp.temp_roots (Linux: /tmp
+  -- and /var/tmp; macOS: /private/tmp and /private/var/tmp).
   local safe = sp.getpid() .. "-" .. sc.id:gsub("[^%w]", "_")
-  local tmp, err = sp.mkdtemp(canonical_base("/tmp") .. "/sandproof-" .. safe .. "-")
+  local tmp, err = sp.mkdtemp(sp.temp_roots[1] .. "/sandproof-" .. safe .. "-")
   if not tmp then return nil, err end
   local t = setmetatable({
     sc = sc, id = sc.id, os = sp.os, tmp = tmp, ws = tmp .. "/ws",
@@ -80,7 +66,7 @@ function M.new(sc, runner_name, opts)
   -- A second "outside" that the sandbox can SEE (read-only): the sandbox
   -- replaces /tmp, so t.outside is invisible inside it; t.visible_outside
   -- lives under /var/tmp, which stays part of the read-only host view.
-  local vt = sp.mkdtemp(canonical_base("/var/tmp") .. "/sandproof-" .. safe .. "-")
+  local vt = sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
   if vt then
     t.vtmp = vt
     t.visible_outside = vt .. "/outside"

@@ -26,6 +26,12 @@ int prims_errno_value(const char *name);
  * kernel").  Unknown names come back with a reason too. */
 const char *prims_lacks(const char *primitive);
 
+/* Where the harness makes scenario temp directories (sp.temp_roots),
+ * spelled canonically, as a policy names them: visible 0, the one a
+ * sandbox may hide (Linux replaces /tmp with the sandbox's own); 1, one
+ * that stays in the sandbox's read-only view of the host (/var/tmp). */
+const char *prims_temp_root(int visible);
+
 /* The run's fingerprint facts of this host, beyond what every POSIX system
  * tells (uname, user): each as a key and its value, given as text and to be
  * recorded as the kind says.  Linux: the sysctls that gate user namespaces,

@@ -53,3 +53,8 @@ void prims_host_facts(prims_fact_fn emit, void *ctx)
 	emit(ctx, "seccomp_notify", kfacts_seccomp_notify_usable() ? "true" : "false",
 	     PRIMS_FACT_BOOL);
 }
+
+const char *prims_temp_root(int visible)
+{
+	return visible ? "/var/tmp" : "/tmp";
+}

@@ -148,8 +148,8 @@ static int argv_build(struct plan *p)
 
 /* The per-run private temp directory (RT-3, FS-4 as Seatbelt can): in
  * the runtime root's tmp/ when the run has one (req->temp_dir); else,
- * with allow_temp, in the runner's own temp directory (TMPDIR, else /tmp,
- * resolved: /private/tmp on macOS); else none.  Seatbelt cannot give the
+ * with allow_temp, in the runner's own temp directory (TMPDIR, else
+ * SEATBELT_TMP_FALLBACK, resolved: /private/tmp on macOS); else none.  Seatbelt cannot give the
  * command a /tmp of its own: TMPDIR (TMP, TEMP) name this directory, the
  * only temp location the profile makes writable. */
 static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_error *err)
@@ -162,7 +162,7 @@ static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_e
 	if (!req->allow_temp || req->fs_kind != FS_RESTRICTED)
 		return 0;
 	if (!host || host[0] != '/')
-		host = "/tmp";
+		host = SEATBELT_TMP_FALLBACK;
 	if (!realpath(host, real))
 		return seatbelt_fail(err, "private_tmp", host, errno,
 				     "cannot resolve the runner's temp directory");

@@ -21,10 +21,16 @@
 #error "SP_SANDBOX_EXEC: the build fixes the launcher's path (CMakeLists.txt)"
 #endif
 
+/* SEATBELT_TMP_FALLBACK: the runner's temp directory when TMPDIR is not
+ * set; resolved before use (macOS: /private/tmp).  The sim runs on Linux,
+ * where /tmp is canonical but refused by the generator's macOS spelling
+ * rule, so it uses /dev/shm, as its harness does (prims_temp_root). */
 #ifdef __APPLE__
 #define SEATBELT_BACKEND "seatbelt"
+#define SEATBELT_TMP_FALLBACK "/tmp"
 #else
 #define SEATBELT_BACKEND "seatbelt-sim" /* never "seatbelt": nothing confined */
+#define SEATBELT_TMP_FALLBACK "/dev/shm"
 #endif
 
 /* sandbox-exec's own exit status when execvp of the command failed: the

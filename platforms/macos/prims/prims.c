@@ -23,9 +23,18 @@
 #ifdef __APPLE__
 #define PRIMS_OS "macos"
 #define PRIMS_NATIVE_ONLY(why) NULL
+/* /tmp and /var are symlinks into /private: Seatbelt matches, and the
+ * profile generator accepts, only these spellings. */
+#define PRIMS_TEMP_HIDDEN "/private/tmp"
+#define PRIMS_TEMP_VISIBLE "/private/var/tmp"
 #else
 #define PRIMS_OS "posix-sim"
 #define PRIMS_NATIVE_ONLY(why) why " (a native call: macOS only)"
+/* The sim runs on Linux, where /tmp is canonical but the generator
+ * refuses it by its macOS spelling; /dev/shm (world-writable, sticky,
+ * on every Linux CI machine) is a spelling both accept. */
+#define PRIMS_TEMP_HIDDEN "/dev/shm"
+#define PRIMS_TEMP_VISIBLE "/dev/shm"
 #endif
 
 const char *prims_os_name(void)
@@ -53,4 +62,9 @@ const char *prims_lacks(const char *primitive)
 void prims_host_facts(prims_fact_fn emit, void *ctx)
 {
 	emit(ctx, "seatbelt", PRIMS_OS, PRIMS_FACT_TEXT);
+}
+
+const char *prims_temp_root(int visible)
+{
+	return visible ? PRIMS_TEMP_VISIBLE : PRIMS_TEMP_HIDDEN;
 }

@@ -33,3 +33,8 @@ void prims_host_facts(prims_fact_fn emit, void *ctx)
 	(void)emit; /* nothing beyond what every POSIX system tells */
 	(void)ctx;
 }
+
+const char *prims_temp_root(int visible)
+{
+	return visible ? "/var/tmp" : "/tmp";
+}
