@@ -51,13 +51,17 @@ q() { sqlite3 -separator '	' "$db" "$latest $1"; }
 	     coalesce(sum(impact = 'fidelity'), 0) || ' | ' || coalesce(sum(impact = 'residue'), 0) || ' |'
 	   from x group by runner, u order by runner = 'ref' desc, runner = 'none', runner, u != 'root', u"
 	echo
-	echo "| runner | user | version | pass | fail | skip | unsupported | inconclusive | error |"
-	echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+	# not run: scenarios some runner has a result for that this one has
+	# none for (a partial re-run, a sweep stopped for time): never counted
+	# as anything else
+	echo "| runner | user | version | pass | fail | skip | unsupported | inconclusive | error | not run |"
+	echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	q "select '| ' || runner || ' | ' || u || ' | ' ||
 	     coalesce(max(json_extract(env, '\$.runners.' || runner)), '') || ' | ' ||
 	     sum(verdict = 'pass') || ' | ' || sum(verdict = 'fail') || ' | ' || sum(verdict = 'skip') || ' | ' ||
 	     sum(verdict = 'unsupported') || ' | ' || sum(verdict = 'inconclusive') || ' | ' ||
-	     sum(verdict = 'error') || ' |'
+	     sum(verdict = 'error') || ' | ' ||
+	     ((select count(distinct scenario_id) from x) - count(distinct scenario_id)) || ' |'
 	   from x group by runner, u order by runner = 'ref' desc, runner = 'none', runner, u != 'root', u"
 	echo
 	for runner in $(q "select distinct runner from x where runner not in ('ref', 'none') order by runner"); do
