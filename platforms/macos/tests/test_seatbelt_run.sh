@@ -22,11 +22,12 @@
 #     posix-sim.sqlite in the sim (never macos.sqlite), macos.sqlite on macOS.
 # Exit 0 when all hold, 1 otherwise (TAP lines say which).
 set -u
-ref=$1 sp=$2
-# In the working directory (ctest's: the build tree), canonical, and not
-# below /tmp or /var, whose spellings the generator refuses (macOS's are
-# /private/tmp and /private/var).
-area=$(mktemp -d "$(pwd -P)/sp-seatbelt-run.XXXXXX") || exit 1
+ref=$1 sp=$2 base=$3
+# Under BASE (CMakeLists.txt: /private/tmp on macOS, /dev/shm in the sim),
+# canonical and never below /tmp or /var, whose spellings the generator
+# refuses (macOS's are /private/tmp and /private/var); not the build tree,
+# which may lie below /tmp.
+area=$(mktemp -d "$base/sp-seatbelt-run.XXXXXX") || exit 1
 trap 'rm -rf "$area"' EXIT
 mkdir "$area/ws" "$area/hosttmp"
 # The runner's own temp directory, where a run without a runtime root gets
