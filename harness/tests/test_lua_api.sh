@@ -88,6 +88,10 @@ sc spawn_fault_key 'sp.spawn { argv = { "true" }, fault = { syscall = "openat", 
 sc spawn_hold_key 'sp.spawn { argv = { "true" }, hold = { syscall = { "openat" } } } return "ok"'
 sc spawn_bg_key 'sp.spawn_bg { argv = { "true" }, timout_ms = 5 } return "ok"'
 sc census_key 'sp.census { markr = "x" } return "ok"'
+# sp.mkdtemp gives the canonical path (a policy matches no other spelling)
+sc mkdtemp_canonical 'local d = t.tmp .. "/real"; sp.mkdir(d); sp.symlink(d, t.tmp .. "/link")
+    local p = sp.mkdtemp(t.tmp .. "/link/x-")
+    return p and p:sub(1, #d + 3) == d .. "/x-" and "ok" or ("spelled " .. tostring(p))'
 sc lab_key 'sp.lab { route = true } return "ok"'
 sc listen_unix_key 't:lab():listen_unix { pth = t.tmp .. "/s" } return "ok"'
 sc sandbox_key 't:sandbox { command = { "true" }, timout_ms = 5 } return "ok"'
@@ -202,6 +206,7 @@ want error power_key 't:set_power: unknown option "attempt"'
 want error gc_key 't:gc: unknown option "max_age"'
 want error sweep_key 'lib.swap_sweep: unknown option "rest"'
 want error terror 'reason: the fixture could not be made$'
+want pass mkdtemp_canonical 'observed=ok'
 want pass read_missing 'observed=ok'
 want pass json_malformed 'observed=ok'
 want pass base64_bad 'observed=ok'
