@@ -1,0 +1,90 @@
+/* winplan.h - the Windows enforcement plan as data (portable, every OS).
+ *
+ * The Windows backend (platforms/windows/enforce) never decides policy: it
+ * applies a struct winplan built from a parsed request by winplan_build()
+ * (platforms/windows/plan), which compiles and is golden-tested on every OS.
+ * `sandproof-ref profile --os windows` prints the same plan.
+ *
+ * Access masks and inheritance flags carry the Win32 values (winnt.h), so the
+ * plan means the same bits on Linux, where windows.h does not exist.
+ * Ownership: everything hangs off the plan and is released by winplan_free(). */
+#ifndef SANDPROOF_WINPLAN_H
+#define SANDPROOF_WINPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Access rights (winnt.h values). */
+#define WINPLAN_FILE_READ_DATA 0x0001u        /* FILE_LIST_DIRECTORY on a directory */
+#define WINPLAN_FILE_WRITE_DATA 0x0002u       /* FILE_ADD_FILE */
+#define WINPLAN_FILE_APPEND_DATA 0x0004u      /* FILE_ADD_SUBDIRECTORY */
+#define WINPLAN_FILE_READ_EA 0x0008u
+#define WINPLAN_FILE_WRITE_EA 0x0010u
+#define WINPLAN_FILE_EXECUTE 0x0020u          /* FILE_TRAVERSE */
+#define WINPLAN_FILE_DELETE_CHILD 0x0040u
+#define WINPLAN_FILE_READ_ATTRIBUTES 0x0080u
+#define WINPLAN_FILE_WRITE_ATTRIBUTES 0x0100u
+#define WINPLAN_DELETE 0x00010000u
+#define WINPLAN_READ_CONTROL 0x00020000u
+#define WINPLAN_WRITE_DAC 0x00040000u
+#define WINPLAN_WRITE_OWNER 0x00080000u
+#define WINPLAN_SYNCHRONIZE 0x00100000u
+
+/* ACE inheritance flags (winnt.h values). */
+#define WINPLAN_OBJECT_INHERIT 0x1u
+#define WINPLAN_CONTAINER_INHERIT 0x2u
+#define WINPLAN_NO_PROPAGATE 0x4u
+#define WINPLAN_INHERIT_ONLY 0x8u
+
+/* Restricted-token flags (winnt.h values for CreateRestrictedToken). */
+#define WINPLAN_DISABLE_MAX_PRIVILEGE 0x1u
+#define WINPLAN_SANDBOX_INERT 0x2u
+#define WINPLAN_LUA_TOKEN 0x4u
+#define WINPLAN_WRITE_RESTRICTED 0x8u
+
+#define WINPLAN_ERR_MAX 512
+
+/* Whom an ACE names.  The capability SID is per workspace (derived by the
+ * backend, printed symbolically by the profile); the logon SID is the
+ * session's; everyone is S-1-1-0. */
+enum winplan_sid { WINPLAN_SID_CAPABILITY = 0, WINPLAN_SID_LOGON, WINPLAN_SID_EVERYONE };
+enum winplan_effect { WINPLAN_ALLOW = 0, WINPLAN_DENY };
+/* What the backend does when the path does not exist at apply time. */
+enum winplan_absent { WINPLAN_ABSENT_REFUSE = 0, WINPLAN_ABSENT_SKIP, WINPLAN_ABSENT_CREATE_DIR };
+
+struct winplan_ace {
+	char *path;                 /* absolute, normalised: "C:\\dir\\sub" */
+	enum winplan_sid sid;
+	enum winplan_effect effect;
+	uint32_t mask;              /* WINPLAN_FILE_* | WINPLAN_DELETE ... */
+	uint32_t inherit;           /* WINPLAN_*_INHERIT */
+	enum winplan_absent absent;
+	const char *clause;         /* static: the contract clause, e.g. "FS-2" */
+	const char *why;            /* static: one line a user reads */
+};
+
+struct winplan_token {
+	uint32_t flags;             /* WINPLAN_DISABLE_MAX_PRIVILEGE | ... */
+	enum winplan_sid restricting[4];
+	size_t n_restricting;
+};
+
+/* One WFP filter as data: the backend adds it (elevated) in a dynamic session. */
+struct winplan_filter {
+	const char *layer;          /* static: e.g. "FWPM_LAYER_ALE_AUTH_CONNECT_V4" */
+	const char *action;         /* static: "block" */
+	enum winplan_sid sid;       /* matched by FWPM_CONDITION_ALE_USER_ID */
+	const char *why;            /* static */
+};
+
+struct winplan {
+	struct winplan_ace *aces;
+	size_t n_aces;
+	struct winplan_token token;
+	struct winplan_filter *filters;
+	size_t n_filters;
+	bool network_denied;        /* filters must be in place or the run is refused */
+};
+
+#endif
