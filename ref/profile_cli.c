@@ -1,10 +1,14 @@
-/* profile_cli.c - `sandproof-ref profile --os macos --request FILE|-`.
+/* profile_cli.c - `sandproof-ref profile --os macos|windows --request FILE|-`.
  *
- * Validates the request with the parser `run` uses, generates the Seatbelt
- * profile the macOS backend would hand to sandbox-exec, lints it, and
- * prints the SBPL text followed by its parameters, one ";; -D NAME=VALUE"
- * line each: the output is itself a valid profile file, and a user reads
- * exactly what would be enforced.  Reads nothing but the request. */
+ * Validates the request with the parser `run` uses and prints what the
+ * backend of that OS would enforce, on any OS, reading nothing but the
+ * request:
+ *   macos    the Seatbelt profile sandbox-exec gets, linted, followed by its
+ *            parameters, one ";; -D NAME=VALUE" line each: the output is
+ *            itself a valid profile file;
+ *   windows  the request's paths judged by the Windows rules (winpath.h),
+ *            then the plan the Windows backend applies: token recipe, ACEs,
+ *            WFP filters (winplan.h), as stable text. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,13 +16,31 @@
 
 #include "profile_cli.h"
 #include "sbpl.h"
+#include "winpath.h"
+#include "winplan.h"
 
 #define PROFILE_READ_TIMEOUT_S 60
+
+struct profile_args {
+	const char *os, *reqpath, *temp_dir, *message_tag;
+};
 
 static int profile_usage(const char *what)
 {
 	fprintf(stderr, "sandproof-ref: profile: %s\nTry 'sandproof-ref --help'.\n", what);
 	return 2;
+}
+
+static int profile_write_error(void)
+{
+	fprintf(stderr, "sandproof-ref: profile: cannot write the profile: %s\n", strerror(errno));
+	return 1;
+}
+
+static int refused(int rc, const char *err)
+{
+	fprintf(stderr, "sandproof-ref: profile: refused: %s\n", err);
+	return rc == -ENOMEM || rc == -EPROTO ? 1 : 2;
 }
 
 static int profile_print(const struct sbpl_profile *p)
@@ -33,12 +55,50 @@ static int profile_print(const struct sbpl_profile *p)
 	printf(";; parameters (sandbox-exec -D NAME=VALUE)\n");
 	for (size_t i = 0; i < p->n_params; i++)
 		printf(";; -D %s=%s\n", p->params[i].name, p->params[i].value);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "sandproof-ref: profile: cannot write the profile: %s\n",
-			strerror(errno));
-		return 1;
-	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return profile_write_error();
 	return 0;
+}
+
+static int profile_macos(const struct profile_args *a)
+{
+	struct sbpl_opts so = {.temp_dir = a->temp_dir, .message_tag = a->message_tag};
+	struct sbpl_profile prof;
+	struct request req;
+	char err[SBPL_ERR_MAX];
+	int rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, NULL, &req);
+
+	if (rc)
+		return rc;
+	rc = sbpl_generate(&req, &so, &prof, err);
+	request_free(&req);
+	if (rc < 0)
+		return refused(rc, err);
+	rc = profile_print(&prof);
+	sbpl_profile_free(&prof);
+	return rc;
+}
+
+static int profile_windows(const struct profile_args *a)
+{
+	struct winplan_opts wo = {.temp_dir = a->temp_dir};
+	struct winplan plan;
+	struct request req;
+	char err[WINPLAN_ERR_MAX];
+	int rc;
+
+	if (a->message_tag)
+		return profile_usage("--message-tag is for --os macos");
+	rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, &winpath_request_rules, &req);
+	if (rc)
+		return rc;
+	rc = winplan_build(&req, &wo, &plan, err);
+	request_free(&req);
+	if (rc < 0)
+		return refused(rc, err);
+	rc = winplan_print_text(&plan, stdout) ? profile_write_error() : 0;
+	winplan_free(&plan);
+	return rc;
 }
 
 int profile_main(int argc, char **argv)
@@ -51,46 +111,33 @@ int profile_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *os = NULL, *reqpath = NULL;
-	struct sbpl_opts so = {0};
-	struct sbpl_profile prof;
-	struct request req;
-	char err[SBPL_ERR_MAX];
-	int c, rc;
+	struct profile_args a = {0};
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': os = optarg; break;
-		case 'r': reqpath = optarg; break;
-		case 't': so.temp_dir = optarg; break;
-		case 'm': so.message_tag = optarg; break;
+		case 'o': a.os = optarg; break;
+		case 'r': a.reqpath = optarg; break;
+		case 't': a.temp_dir = optarg; break;
+		case 'm': a.message_tag = optarg; break;
 		case 'h':
 			puts("usage: sandproof-ref profile --os macos --request FILE|- "
-			     "[--temp-dir DIR] [--message-tag TAG]\n(sandproof-ref --help "
-			     "says more)");
+			     "[--temp-dir DIR] [--message-tag TAG]\n"
+			     "       sandproof-ref profile --os windows --request FILE|- "
+			     "[--temp-dir DIR]\n(sandproof-ref --help says more)");
 			return 0;
 		default: return profile_usage("bad option");
 		}
 	}
-	if (!os || !reqpath)
-		return profile_usage("--os macos and --request FILE|- are required");
+	if (!a.os || !a.reqpath)
+		return profile_usage("--os macos|windows and --request FILE|- are required");
 	if (optind != argc)
 		return profile_usage("unexpected argument");
-	if (strcmp(os, "macos") != 0) {
-		fprintf(stderr, "sandproof-ref: profile: --os %s: unsupported os (only macos "
-			"has a profile)\n", os);
-		return 2;
-	}
-	rc = cli_read_request(reqpath, PROFILE_READ_TIMEOUT_S, &req);
-	if (rc)
-		return rc;
-	rc = sbpl_generate(&req, &so, &prof, err);
-	request_free(&req);
-	if (rc < 0) {
-		fprintf(stderr, "sandproof-ref: profile: refused: %s\n", err);
-		return rc == -ENOMEM || rc == -EPROTO ? 1 : 2;
-	}
-	rc = profile_print(&prof);
-	sbpl_profile_free(&prof);
-	return rc;
+	if (strcmp(a.os, "macos") == 0)
+		return profile_macos(&a);
+	if (strcmp(a.os, "windows") == 0)
+		return profile_windows(&a);
+	fprintf(stderr, "sandproof-ref: profile: --os %s: unsupported os (macos and windows "
+		"have a profile)\n", a.os);
+	return 2;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Access rights (winnt.h values). */
 #define WINPLAN_FILE_READ_DATA 0x0001u        /* FILE_LIST_DIRECTORY on a directory */
@@ -76,6 +77,7 @@ struct winplan_filter {
 	const char *action;         /* static: "block" */
 	enum winplan_sid sid;       /* matched by FWPM_CONDITION_ALE_USER_ID */
 	const char *why;            /* static */
+	const char *clause;         /* static: the contract clause, "NET-1" */
 };
 
 struct winplan {
@@ -86,5 +88,50 @@ struct winplan {
 	size_t n_filters;
 	bool network_denied;        /* filters must be in place or the run is refused */
 };
+
+/* The masks the builder uses (README.md, "ACE kinds", says why each bit).
+ * Allow on a write root: read, write, append, attributes, EAs, DELETE of
+ * the object itself; never FILE_DELETE_CHILD (it would let the command
+ * delete or rename a protected child whatever the child's own deny says),
+ * never WRITE_DAC or WRITE_OWNER. */
+#define WINPLAN_MASK_ALLOW_WRITE                                                  \
+	(WINPLAN_FILE_READ_DATA | WINPLAN_FILE_WRITE_DATA | WINPLAN_FILE_APPEND_DATA | \
+	 WINPLAN_FILE_READ_EA | WINPLAN_FILE_WRITE_EA | WINPLAN_FILE_EXECUTE |        \
+	 WINPLAN_FILE_READ_ATTRIBUTES | WINPLAN_FILE_WRITE_ATTRIBUTES | WINPLAN_DELETE | \
+	 WINPLAN_READ_CONTROL | WINPLAN_SYNCHRONIZE)
+/* Deny on a read-only path: every write bit, delete of the object and of
+ * its children, and the rights to rewrite the DACL or take ownership. */
+#define WINPLAN_MASK_DENY_WRITE                                                      \
+	(WINPLAN_FILE_WRITE_DATA | WINPLAN_FILE_APPEND_DATA | WINPLAN_FILE_WRITE_EA |     \
+	 WINPLAN_FILE_WRITE_ATTRIBUTES | WINPLAN_FILE_DELETE_CHILD | WINPLAN_DELETE |     \
+	 WINPLAN_WRITE_DAC | WINPLAN_WRITE_OWNER)
+/* Deny on a directory between a write root and a protected path (META-2):
+ * it may not be renamed or removed (its contents stay writable). */
+#define WINPLAN_MASK_DENY_MOVE (WINPLAN_DELETE | WINPLAN_WRITE_DAC | WINPLAN_WRITE_OWNER)
+
+/* What the plan is built for: the run's private temp directory, an
+ * absolute Windows path the runtime root provides (NULL: none). */
+struct winplan_opts {
+	const char *temp_dir;
+};
+
+struct request;
+
+/* Build the plan of a request whose paths were parsed with the Windows
+ * rules (winpath_request_rules).  Pure: reads only req and o.  0, or
+ * -EINVAL with err naming the field and why the plan cannot express it
+ * (a refusal: the backend must not run the command), or -ENOMEM.  On
+ * failure *out holds nothing to free. */
+int winplan_build(const struct request *req, const struct winplan_opts *o,
+		  struct winplan *out, char err[WINPLAN_ERR_MAX]);
+void winplan_free(struct winplan *p);
+
+/* Symbolic names, as the profile prints them. */
+const char *winplan_sid_name(enum winplan_sid sid);
+const char *winplan_absent_name(enum winplan_absent a);
+
+/* The plan as the stable text `sandproof-ref profile --os windows` prints
+ * (README.md, "The profile").  Returns 0, or -EIO when f reports an error. */
+int winplan_print_text(const struct winplan *p, FILE *f);
 
 #endif
