@@ -70,7 +70,7 @@ int winpath_check_name(const char *s, size_t n, const char **why)
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == ':')
-			return refuse(why, "':' after the drive names an alternate data stream; not allowed");
+			return refuse(why, "a ':' in a name (after the drive) names an alternate data stream; not allowed");
 		if (c < 0x20 || strchr("<>\"|?*", c))
 			return refuse(why, "a character Windows does not allow in a name (control, < > \" | ? *)");
 		if (c == '~' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
