@@ -51,7 +51,16 @@
  * session's; everyone is S-1-1-0. */
 enum winplan_sid { WINPLAN_SID_CAPABILITY = 0, WINPLAN_SID_LOGON, WINPLAN_SID_EVERYONE };
 enum winplan_effect { WINPLAN_ALLOW = 0, WINPLAN_DENY };
-/* What the backend does when the path does not exist at apply time. */
+/* What the backend does when the path does not exist at apply time:
+ *   REFUSE      the run is refused (sandbox setup failure);
+ *   SKIP        the ACE is not applied (a deny_write path outside every
+ *               writable area, as on Linux);
+ *   CREATE_DIR  an empty placeholder directory is created (handles that
+ *               refuse reparse points, journaled), the ACE applied; after
+ *               the run each placeholder the backend created is removed,
+ *               innermost first, if it is still an empty directory.  The
+ *               plan lists an ancestor before the paths beneath it.
+ * (README.md, "Absent protected names", says why.) */
 enum winplan_absent { WINPLAN_ABSENT_REFUSE = 0, WINPLAN_ABSENT_SKIP, WINPLAN_ABSENT_CREATE_DIR };
 
 struct winplan_ace {
@@ -59,7 +68,7 @@ struct winplan_ace {
 	enum winplan_sid sid;
 	enum winplan_effect effect;
 	uint32_t mask;              /* WINPLAN_FILE_* | WINPLAN_DELETE ... */
-	uint32_t inherit;           /* WINPLAN_*_INHERIT */
+	uint32_t inherit;           /* WINPLAN_*_INHERIT; on a file the backend drops them */
 	enum winplan_absent absent;
 	const char *clause;         /* static: the contract clause, e.g. "FS-2" */
 	const char *why;            /* static: one line a user reads */
