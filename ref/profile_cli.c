@@ -8,12 +8,15 @@
  *            itself a valid profile file;
  *   windows  the request's paths judged by the Windows rules (winpath.h),
  *            then the plan the Windows backend applies: token recipe, ACEs,
- *            WFP filters (winplan.h), as stable text. */
+ *            WFP filters (winplan.h), as stable text or (--format json) one
+ *            JSON object carrying the same facts. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "jw.h"
 #include "profile_cli.h"
 #include "sbpl.h"
 #include "winpath.h"
@@ -22,7 +25,7 @@
 #define PROFILE_READ_TIMEOUT_S 60
 
 struct profile_args {
-	const char *os, *reqpath, *temp_dir, *message_tag;
+	const char *os, *reqpath, *temp_dir, *message_tag, *format;
 };
 
 static int profile_usage(const char *what)
@@ -66,8 +69,11 @@ static int profile_macos(const struct profile_args *a)
 	struct sbpl_profile prof;
 	struct request req;
 	char err[SBPL_ERR_MAX];
-	int rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, NULL, &req);
+	int rc;
 
+	if (a->format)
+		return profile_usage("--format is for --os windows");
+	rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, NULL, &req);
 	if (rc)
 		return rc;
 	rc = sbpl_generate(&req, &so, &prof, err);
@@ -79,6 +85,75 @@ static int profile_macos(const struct profile_args *a)
 	return rc;
 }
 
+/* A bit set as its value and the names of its bits (lowest first). */
+static void json_bits(struct jw *w, const char *key, const char *names_key, uint32_t v,
+		      enum winplan_bits kind)
+{
+	char hex[32];
+
+	jw_uint(w, key, v);
+	jw_arr_open(w, names_key);
+	for (unsigned i = 0; i < 32; i++) {
+		uint32_t bit = (uint32_t)1 << i;
+		const char *name = winplan_bit_name(kind, bit);
+
+		if (!(v & bit))
+			continue;
+		snprintf(hex, sizeof(hex), "0x%x", (unsigned)bit);
+		jw_str(w, NULL, name ? name : hex);
+	}
+	jw_arr_close(w);
+}
+
+static void json_ace(struct jw *w, const struct winplan_ace *a)
+{
+	jw_obj_open(w, NULL);
+	jw_str(w, "path", a->path);
+	jw_str(w, "sid", winplan_sid_name(a->sid));
+	jw_str(w, "effect", a->effect == WINPLAN_DENY ? "deny" : "allow");
+	json_bits(w, "mask", "mask_names", a->mask, WINPLAN_BITS_MASK);
+	json_bits(w, "inherit", "inherit_names", a->inherit, WINPLAN_BITS_INHERIT);
+	jw_str(w, "absent", winplan_absent_name(a->absent));
+	jw_str(w, "clause", a->clause);
+	jw_str(w, "why", a->why);
+	jw_obj_close(w);
+}
+
+/* The plan as one JSON object and a newline: the facts of the text form. */
+static int print_plan_json(const struct winplan *p)
+{
+	struct jw w;
+
+	jw_init(&w, stdout);
+	jw_obj_open(&w, NULL);
+	jw_obj_open(&w, "token");
+	json_bits(&w, "flags", "flag_names", p->token.flags, WINPLAN_BITS_TOKEN);
+	jw_arr_open(&w, "restricting");
+	for (size_t i = 0; i < p->token.n_restricting; i++)
+		jw_str(&w, NULL, winplan_sid_name(p->token.restricting[i]));
+	jw_arr_close(&w);
+	jw_obj_close(&w);
+	jw_arr_open(&w, "aces");
+	for (size_t i = 0; i < p->n_aces; i++)
+		json_ace(&w, &p->aces[i]);
+	jw_arr_close(&w);
+	jw_str(&w, "network", p->network_denied ? "deny" : "allow");
+	jw_arr_open(&w, "filters");
+	for (size_t i = 0; i < p->n_filters; i++) {
+		jw_obj_open(&w, NULL);
+		jw_str(&w, "layer", p->filters[i].layer);
+		jw_str(&w, "action", p->filters[i].action);
+		jw_str(&w, "sid", winplan_sid_name(p->filters[i].sid));
+		jw_str(&w, "clause", p->filters[i].clause);
+		jw_str(&w, "why", p->filters[i].why);
+		jw_obj_close(&w);
+	}
+	jw_arr_close(&w);
+	jw_obj_close(&w);
+	fputc('\n', stdout);
+	return fflush(stdout) != 0 || ferror(stdout) ? -EIO : 0;
+}
+
 static int profile_windows(const struct profile_args *a)
 {
 	struct winplan_opts wo = {.temp_dir = a->temp_dir};
@@ -87,8 +162,12 @@ static int profile_windows(const struct profile_args *a)
 	char err[WINPLAN_ERR_MAX];
 	int rc;
 
+	bool json = a->format && strcmp(a->format, "json") == 0;
+
 	if (a->message_tag)
 		return profile_usage("--message-tag is for --os macos");
+	if (a->format && !json && strcmp(a->format, "text") != 0)
+		return profile_usage("--format must be text or json");
 	rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, &winpath_request_rules, &req);
 	if (rc)
 		return rc;
@@ -96,7 +175,8 @@ static int profile_windows(const struct profile_args *a)
 	request_free(&req);
 	if (rc < 0)
 		return refused(rc, err);
-	rc = winplan_print_text(&plan, stdout) ? profile_write_error() : 0;
+	rc = (json ? print_plan_json(&plan) : winplan_print_text(&plan, stdout))
+		     ? profile_write_error() : 0;
 	winplan_free(&plan);
 	return rc;
 }
@@ -108,6 +188,7 @@ int profile_main(int argc, char **argv)
 		{"request", required_argument, NULL, 'r'},
 		{"temp-dir", required_argument, NULL, 't'},
 		{"message-tag", required_argument, NULL, 'm'},
+		{"format", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -120,11 +201,12 @@ int profile_main(int argc, char **argv)
 		case 'r': a.reqpath = optarg; break;
 		case 't': a.temp_dir = optarg; break;
 		case 'm': a.message_tag = optarg; break;
+		case 'f': a.format = optarg; break;
 		case 'h':
 			puts("usage: sandproof-ref profile --os macos --request FILE|- "
 			     "[--temp-dir DIR] [--message-tag TAG]\n"
 			     "       sandproof-ref profile --os windows --request FILE|- "
-			     "[--temp-dir DIR]\n(sandproof-ref --help says more)");
+			     "[--temp-dir DIR] [--format text|json]\n(sandproof-ref --help says more)");
 			return 0;
 		default: return profile_usage("bad option");
 		}

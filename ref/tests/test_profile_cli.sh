@@ -42,6 +42,12 @@ grep -q '^ace 1: allow capability "C:\\w"$' "$work/out" && [ ! -s "$work/err" ] 
 	ok "the plan names the cleaned write root, nothing on stderr" ||
 	notok "the plan names the cleaned write root, nothing on stderr"
 expect 2 "message-tag is for --os macos" "--os windows with --message-tag" -- --os windows --request - --message-tag T
+expect 0 - "--os windows --format json" -- --os windows --request - --format json
+head -c 10 "$work/out" | grep -q '^{"token":{' && [ "$(wc -l < "$work/out")" -eq 1 ] &&
+	ok "--format json prints one JSON object on one line" ||
+	notok "--format json prints one JSON object on one line"
+expect 2 "format must be text or json" "--format yaml is refused" -- --os windows --request - --format yaml
+expect 2 "format is for --os windows" "--os macos with --format" -- --os macos --request - --format json
 printf '%s' '{"version":1,"command":["true"],"profile":{"filesystem":{"allow_temp":false}}}' > "$work/in"
 expect 2 "unexpected argument" "a stray argument" -- --os macos --request - extra
 expect 2 "bad option" "an unknown option" -- --os macos --request - --bogus

@@ -139,6 +139,11 @@ void winplan_free(struct winplan *p);
 const char *winplan_sid_name(enum winplan_sid sid);
 const char *winplan_absent_name(enum winplan_absent a);
 
+/* The name of one bit of an access mask, inheritance flags or token flags
+ * ("WRITE_DATA", "OBJECT_INHERIT", "LUA_TOKEN"); NULL for a bit with no name. */
+enum winplan_bits { WINPLAN_BITS_MASK = 0, WINPLAN_BITS_INHERIT, WINPLAN_BITS_TOKEN };
+const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit);
+
 /* The plan as the stable text `sandproof-ref profile --os windows` prints
  * (README.md, "The profile").  Returns 0, or -EIO when f reports an error. */
 int winplan_print_text(const struct winplan *p, FILE *f);

@@ -43,9 +43,21 @@ static const struct bitname token_names[] = {
 	{0, NULL},
 };
 
-/* The set bits by name, separated by sep; "none" when v is 0.  A bit with
- * no name is printed in hex, so nothing in the plan goes unseen. */
-static void print_bits(FILE *f, uint32_t v, const struct bitname *names, const char *sep)
+const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit)
+{
+	const struct bitname *names = kind == WINPLAN_BITS_MASK ? mask_names
+				      : kind == WINPLAN_BITS_INHERIT ? inherit_names
+								     : token_names;
+
+	for (size_t i = 0; names[i].name; i++)
+		if (names[i].bit == bit)
+			return names[i].name;
+	return NULL;
+}
+
+/* The set bits by name, lowest first, separated by '|'; "none" when v is
+ * 0.  A bit with no name is printed in hex, so nothing goes unseen. */
+static void print_bits(FILE *f, uint32_t v, enum winplan_bits kind)
 {
 	const char *s = "";
 
@@ -53,15 +65,18 @@ static void print_bits(FILE *f, uint32_t v, const struct bitname *names, const c
 		fputs("none", f);
 		return;
 	}
-	for (size_t i = 0; names[i].name; i++) {
-		if (v & names[i].bit) {
-			fprintf(f, "%s%s", s, names[i].name);
-			s = sep;
-			v &= ~names[i].bit;
-		}
+	for (unsigned i = 0; i < 32; i++) {
+		uint32_t bit = (uint32_t)1 << i;
+		const char *name = winplan_bit_name(kind, bit);
+
+		if (!(v & bit))
+			continue;
+		if (name)
+			fprintf(f, "%s%s", s, name);
+		else
+			fprintf(f, "%s0x%x", s, (unsigned)bit);
+		s = "|";
 	}
-	if (v)
-		fprintf(f, "%s0x%x", s, (unsigned)v);
 }
 
 static void print_ace(FILE *f, size_t i, const struct winplan_ace *a)
@@ -69,9 +84,9 @@ static void print_ace(FILE *f, size_t i, const struct winplan_ace *a)
 	fprintf(f, "ace %zu: %s %s \"%s\"\n", i + 1, a->effect == WINPLAN_DENY ? "deny" : "allow",
 		winplan_sid_name(a->sid), a->path);
 	fprintf(f, "  mask    0x%08x ", (unsigned)a->mask);
-	print_bits(f, a->mask, mask_names, "|");
+	print_bits(f, a->mask, WINPLAN_BITS_MASK);
 	fputs("\n  inherit ", f);
-	print_bits(f, a->inherit, inherit_names, "|");
+	print_bits(f, a->inherit, WINPLAN_BITS_INHERIT);
 	fprintf(f, "\n  absent  %s\n  clause  %s\n  why     %s\n",
 		winplan_absent_name(a->absent), a->clause, a->why);
 }
@@ -80,7 +95,7 @@ int winplan_print_text(const struct winplan *p, FILE *f)
 {
 	fputs("# sandproof Windows plan (platforms/windows/plan/README.md)\n", f);
 	fputs("token\n  flags       ", f);
-	print_bits(f, p->token.flags, token_names, "|");
+	print_bits(f, p->token.flags, WINPLAN_BITS_TOKEN);
 	fputs("\n  restricting", f);
 	if (p->token.n_restricting == 0)
 		fputs(" none", f);
