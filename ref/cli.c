@@ -34,6 +34,8 @@ static const char usage_text[] =
 "       sandproof-ref doctor\n"
 "       sandproof-ref profile --os macos --request FILE|- [--temp-dir DIR]\n"
 "                     [--message-tag TAG]\n"
+"       sandproof-ref profile --os windows --request FILE|- [--temp-dir DIR]\n"
+"                     [--format text|json]\n"
 "       sandproof-ref --help | --version\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
@@ -50,9 +52,13 @@ static const char usage_text[] =
 "      output is itself a valid profile file).  --temp-dir names the run's\n"
 "      private temp directory (a runtime root gives one at run time; without\n"
 "      it, allow_temp is refused), --message-tag the tag of every deny.  On\n"
-"      any OS; reads nothing but the request.  Exit: 0 printed, 2 usage, bad\n"
-"      request, --os other than macos, or a request the profile cannot\n"
-"      express (the message names the field), 1 internal error.\n"
+"      any OS; reads nothing but the request.  --os windows judges the\n"
+"      request's paths as Windows paths (C:\\dir) and prints the plan the\n"
+"      Windows backend applies: token recipe, ACEs, WFP filters (--format\n"
+"      json: the same as one JSON object).  Exit: 0\n"
+"      printed, 2 usage, bad request, --os other than macos or windows, or a\n"
+"      request the profile cannot express (the message names the field), 1\n"
+"      internal error.\n"
 "\n"
 "doctor  checks what this host supports (namespaces, mount API, openat2,\n"
 "      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
@@ -215,7 +221,8 @@ static int finish(struct request *req, const struct run_io *io, FILE *of,
  * and parses it into req (the caller frees it).  0, or EXIT_USAGE after
  * saying why on stderr (nothing ran, req untouched).  `profile` reads its
  * request the same way (profile_cli.h). */
-int cli_read_request(const char *reqpath, long wait_s, struct request *req)
+int cli_read_request(const char *reqpath, long wait_s,
+		     const struct request_path_rules *rules, struct request *req)
 {
 	char err[REQUEST_ERR_MAX], *text = NULL;
 	size_t len = 0;
@@ -249,7 +256,7 @@ int cli_read_request(const char *reqpath, long wait_s, struct request *req)
 			reqpath, strerror(-rc));
 		return EXIT_USAGE;
 	}
-	rc = request_parse(text, len, getenv("HOME"), req, err);
+	rc = request_parse_with(text, len, getenv("HOME"), rules, req, err);
 	free(text);
 	if (rc < 0) {
 		fprintf(stderr, "sandproof-ref: %s\n", err);
@@ -294,7 +301,7 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("%s", "run: --request FILE|- is required");
 	if (optind != argc)
 		return usage_error("run: unexpected argument '%s'", argv[optind]);
-	rc = cli_read_request(reqpath, wait_s, &req);
+	rc = cli_read_request(reqpath, wait_s, NULL, &req);
 	if (rc)
 		return rc;
 	if (outpath) {

@@ -27,6 +27,7 @@ const char *const request_default_protected[] = {
 struct pctx {
 	char *err;
 	const char *home;
+	const struct request_path_rules *rules;
 };
 
 static int perr(struct pctx *c, const char *path, const char *fmt, ...)
@@ -103,6 +104,71 @@ int request_clean_path(char *path)
 	*w = '\0';
 	return 0;
 }
+
+static bool posix_absolute(const char *s)
+{
+	return s[0] == '/';
+}
+
+static int posix_clean(char *path, const char **why)
+{
+	if (path[0] != '/') {
+		*why = "must be an absolute path";
+		return -EINVAL;
+	}
+	if (request_clean_path(path) < 0) {
+		*why = "\"..\" components are not allowed";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool posix_beneath(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return true;
+	return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+static int posix_check_relname(const char *s, const char **why)
+{
+	if (s[0] == '\0') {
+		*why = "must not be empty";
+		return -EINVAL;
+	}
+	if (s[0] == '/') {
+		*why = "must be relative to the write root";
+		return -EINVAL;
+	}
+	for (const char *p = s; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			*why = "must be a plain relative name (no empty, \".\" or \"..\" components)";
+			return -EINVAL;
+		}
+		p += n + (e ? 1 : 0);
+		if (e && !*p) {
+			*why = "must not end with '/'";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+const struct request_path_rules request_posix_path_rules = {
+	.absolute_what = "an absolute path",
+	.absolute = posix_absolute,
+	.clean = posix_clean,
+	.beneath = posix_beneath,
+	.check_relname = posix_check_relname,
+	.default_read_root = "/",
+	.quote_refused = false,
+};
 
 /* A key or value from the request as it may appear in a message: control
  * bytes, DEL, '"' and '\\' escaped as in JSON, so a message never carries
@@ -204,8 +270,9 @@ static int check_string(struct pctx *c, const cJSON *v, const char *path)
 static int make_path(struct pctx *c, const cJSON *v, const char *path,
 		     bool tilde, char **out)
 {
-	const char *s;
-	char *p;
+	const struct request_path_rules *r = c->rules;
+	const char *s, *why = "refused";
+	char *p, got[160];
 	int rc = check_string(c, v, path);
 
 	if (rc)
@@ -213,18 +280,15 @@ static int make_path(struct pctx *c, const cJSON *v, const char *path,
 	s = v->valuestring;
 	if (s[0] == '\0')
 		return perr(c, path, "must not be empty");
+	label(got, sizeof(got), s, 64);
 	if (tilde && s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
-		if (!c->home || c->home[0] != '/')
-			return perr(c, path, "\"~\" used but HOME is not an absolute path");
+		if (!c->home || !r->absolute(c->home))
+			return perr(c, path, "\"~\" used but HOME is not %s", r->absolute_what);
 		if (asprintf(&p, "%s/%s", c->home, s + 1) < 0)
 			return -ENOMEM;
 	} else {
-		if (s[0] != '/') {
-			char got[160];
-
-			label(got, sizeof(got), s, 64);
-			return perr(c, path, "must be an absolute path (got \"%s\")", got);
-		}
+		if (!r->absolute(s))
+			return perr(c, path, "must be %s (got \"%s\")", r->absolute_what, got);
 		p = strdup(s);
 		if (!p)
 			return -ENOMEM;
@@ -233,9 +297,11 @@ static int make_path(struct pctx *c, const cJSON *v, const char *path,
 		free(p);
 		return perr(c, path, "longer than %d bytes", PATH_MAX - 1);
 	}
-	if (request_clean_path(p) < 0) {
+	if (r->clean(p, &why) < 0) {
 		free(p);
-		return perr(c, path, "\"..\" components are not allowed");
+		if (r->quote_refused)
+			return perr(c, path, "%s (got \"%s\")", why, got);
+		return perr(c, path, "%s", why);
 	}
 	*out = p;
 	return 0;
@@ -259,21 +325,10 @@ enum strv_kind { SV_ANY, SV_PATHS, SV_RELNAMES };
 
 static int check_relname(struct pctx *c, const char *s, const char *path)
 {
-	if (s[0] == '\0')
-		return perr(c, path, "must not be empty");
-	if (s[0] == '/')
-		return perr(c, path, "must be relative to the write root");
-	for (const char *p = s; *p;) {
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
+	const char *why = "refused";
 
-		if (n == 0 || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.'))
-			return perr(c, path, "must be a plain relative name (no empty, \".\" or \"..\" components)");
-		p += n + (e ? 1 : 0);
-		if (e && !*p)
-			return perr(c, path, "must not end with '/'");
-	}
+	if (c->rules->check_relname(s, &why) < 0)
+		return perr(c, path, "%s", why);
 	return 0;
 }
 
@@ -322,15 +377,6 @@ static int get_strv(struct pctx *c, const cJSON *o, const char *path,
 	return 0;
 }
 
-static int beneath(const char *root, const char *p)
-{
-	size_t n = strlen(root);
-
-	if (strcmp(root, "/") == 0)
-		return 1;
-	return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == '\0');
-}
-
 static int parse_write_root(struct pctx *c, const cJSON *v, const char *path,
 			    struct write_root *wr)
 {
@@ -351,7 +397,7 @@ static int parse_write_root(struct pctx *c, const cJSON *v, const char *path,
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < wr->read_only_subpaths.n; i++) {
-		if (!beneath(wr->root, wr->read_only_subpaths.v[i])) {
+		if (!c->rules->beneath(wr->root, wr->read_only_subpaths.v[i])) {
 			char root[160];
 
 			snprintf(sub, sizeof(sub), "%s.read_only_subpaths[%zu]",
@@ -398,6 +444,7 @@ static int parse_filesystem(struct pctx *c, const cJSON *fs, struct request *r)
 			return perr(c, "profile.filesystem.kind",
 				    "must be \"restricted\" or \"unrestricted\"");
 	}
+	r->read_roots_stated = cJSON_GetObjectItemCaseSensitive(fs, "read_roots") != NULL;
 	rc = get_strv(c, fs, path, "read_roots", SV_PATHS, false, &r->read_roots);
 	if (!rc)
 		rc = get_bool(c, fs, path, "include_platform_roots",
@@ -577,10 +624,9 @@ static int parse_root(struct pctx *c, const cJSON *root, struct request *r)
 	v = cJSON_GetObjectItemCaseSensitive(root, "profile");
 	if (v && (rc = parse_profile(c, v, r)))
 		return rc;
-	if (r->fs_kind == FS_RESTRICTED && r->read_roots.n == 0 &&
-	    !cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(v, "filesystem"), "read_roots"))
-		rc = strv_push(&r->read_roots, "/");
+	if (r->fs_kind == FS_RESTRICTED && !r->read_roots_stated &&
+	    c->rules->default_read_root)
+		rc = strv_push(&r->read_roots, c->rules->default_read_root);
 	return rc;
 }
 
@@ -660,7 +706,7 @@ static int parse_finish(int rc, struct request *req, char *err)
 int request_parse_tree(const cJSON *root, const char *home, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
-	struct pctx c = {.err = err, .home = home};
+	struct pctx c = {.err = err, .home = home, .rules = &request_posix_path_rules};
 
 	request_init(req);
 	err[0] = '\0';
@@ -670,7 +716,15 @@ int request_parse_tree(const cJSON *root, const char *home, struct request *req,
 int request_parse(const char *json, size_t len, const char *home,
 		  struct request *req, char err[REQUEST_ERR_MAX])
 {
-	struct pctx c = {.err = err, .home = home};
+	return request_parse_with(json, len, home, NULL, req, err);
+}
+
+int request_parse_with(const char *json, size_t len, const char *home,
+		       const struct request_path_rules *rules, struct request *req,
+		       char err[REQUEST_ERR_MAX])
+{
+	struct pctx c = {.err = err, .home = home,
+			 .rules = rules ? rules : &request_posix_path_rules};
 	cJSON *root = NULL;
 	int rc;
 

@@ -3,7 +3,8 @@
 # usage errors, --os, the request from a file or standard input, the exit
 # codes of a bad request and of a request the profile cannot express.
 # (What it prints for each request is pinned by the golden files:
-# platforms/macos/sbpl/tests/test_sbpl_golden.sh.)
+# platforms/macos/sbpl/tests/test_sbpl_golden.sh and
+# platforms/windows/plan/tests/test_winplan_golden.sh.)
 set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SANDPROOF_REF" >&2; exit 2; }
 ref=$1
@@ -28,10 +29,26 @@ expect() {
 
 printf '%s' '{"version":1,"command":["true"],"profile":{"filesystem":{"allow_temp":false}}}' > "$work/in"
 cp "$work/in" "$work/req.json"
-expect 2 "--os macos and --request" "no arguments: usage error" --
-expect 2 "--os macos and --request" "--request without --os" -- --request "$work/req.json"
+expect 2 "--os macos|windows and --request" "no arguments: usage error" --
+expect 2 "--os macos|windows and --request" "--request without --os" -- --request "$work/req.json"
 expect 2 "unsupported os" "--os linux is refused" -- --os linux --request "$work/req.json"
-expect 2 "unsupported os" "--os windows is refused" -- --os windows --request -
+# --os windows judges the request's paths by the Windows rules: a POSIX path
+# is refused by name, a drive path is printed as the plan.
+printf '%s' '{"version":1,"command":["true"],"cwd":"/home/u","profile":{"filesystem":{"allow_temp":false}}}' > "$work/in"
+expect 2 'cwd: must be an absolute Windows path' "--os windows refuses a POSIX path" -- --os windows --request -
+printf '%s' '{"version":1,"command":["true"],"profile":{"filesystem":{"allow_temp":false,"write_roots":[{"root":"c:/w"}]}}}' > "$work/in"
+expect 0 - "--os windows prints the plan" -- --os windows --request -
+grep -q '^ace 1: allow capability "C:\\w"$' "$work/out" && [ ! -s "$work/err" ] &&
+	ok "the plan names the cleaned write root, nothing on stderr" ||
+	notok "the plan names the cleaned write root, nothing on stderr"
+expect 2 "message-tag is for --os macos" "--os windows with --message-tag" -- --os windows --request - --message-tag T
+expect 0 - "--os windows --format json" -- --os windows --request - --format json
+head -c 10 "$work/out" | grep -q '^{"token":{' && [ "$(wc -l < "$work/out")" -eq 1 ] &&
+	ok "--format json prints one JSON object on one line" ||
+	notok "--format json prints one JSON object on one line"
+expect 2 "format must be text or json" "--format yaml is refused" -- --os windows --request - --format yaml
+expect 2 "format is for --os windows" "--os macos with --format" -- --os macos --request - --format json
+printf '%s' '{"version":1,"command":["true"],"profile":{"filesystem":{"allow_temp":false}}}' > "$work/in"
 expect 2 "unexpected argument" "a stray argument" -- --os macos --request - extra
 expect 2 "bad option" "an unknown option" -- --os macos --request - --bogus
 expect 2 "cannot open" "a missing request file" -- --os macos --request "$work/none.json"

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Access rights (winnt.h values). */
 #define WINPLAN_FILE_READ_DATA 0x0001u        /* FILE_LIST_DIRECTORY on a directory */
@@ -50,7 +51,16 @@
  * session's; everyone is S-1-1-0. */
 enum winplan_sid { WINPLAN_SID_CAPABILITY = 0, WINPLAN_SID_LOGON, WINPLAN_SID_EVERYONE };
 enum winplan_effect { WINPLAN_ALLOW = 0, WINPLAN_DENY };
-/* What the backend does when the path does not exist at apply time. */
+/* What the backend does when the path does not exist at apply time:
+ *   REFUSE      the run is refused (sandbox setup failure);
+ *   SKIP        the ACE is not applied (a deny_write path outside every
+ *               writable area, as on Linux);
+ *   CREATE_DIR  an empty placeholder directory is created (handles that
+ *               refuse reparse points, journaled), the ACE applied; after
+ *               the run each placeholder the backend created is removed,
+ *               innermost first, if it is still an empty directory.  The
+ *               plan lists an ancestor before the paths beneath it.
+ * (README.md, "Absent protected names", says why.) */
 enum winplan_absent { WINPLAN_ABSENT_REFUSE = 0, WINPLAN_ABSENT_SKIP, WINPLAN_ABSENT_CREATE_DIR };
 
 struct winplan_ace {
@@ -58,7 +68,7 @@ struct winplan_ace {
 	enum winplan_sid sid;
 	enum winplan_effect effect;
 	uint32_t mask;              /* WINPLAN_FILE_* | WINPLAN_DELETE ... */
-	uint32_t inherit;           /* WINPLAN_*_INHERIT */
+	uint32_t inherit;           /* WINPLAN_*_INHERIT; on a file the backend drops them */
 	enum winplan_absent absent;
 	const char *clause;         /* static: the contract clause, e.g. "FS-2" */
 	const char *why;            /* static: one line a user reads */
@@ -76,6 +86,7 @@ struct winplan_filter {
 	const char *action;         /* static: "block" */
 	enum winplan_sid sid;       /* matched by FWPM_CONDITION_ALE_USER_ID */
 	const char *why;            /* static */
+	const char *clause;         /* static: the contract clause, "NET-1" */
 };
 
 struct winplan {
@@ -86,5 +97,55 @@ struct winplan {
 	size_t n_filters;
 	bool network_denied;        /* filters must be in place or the run is refused */
 };
+
+/* The masks the builder uses (README.md, "ACE kinds", says why each bit).
+ * Allow on a write root: read, write, append, attributes, EAs, DELETE of
+ * the object itself; never FILE_DELETE_CHILD (it would let the command
+ * delete or rename a protected child whatever the child's own deny says),
+ * never WRITE_DAC or WRITE_OWNER. */
+#define WINPLAN_MASK_ALLOW_WRITE                                                  \
+	(WINPLAN_FILE_READ_DATA | WINPLAN_FILE_WRITE_DATA | WINPLAN_FILE_APPEND_DATA | \
+	 WINPLAN_FILE_READ_EA | WINPLAN_FILE_WRITE_EA | WINPLAN_FILE_EXECUTE |        \
+	 WINPLAN_FILE_READ_ATTRIBUTES | WINPLAN_FILE_WRITE_ATTRIBUTES | WINPLAN_DELETE | \
+	 WINPLAN_READ_CONTROL | WINPLAN_SYNCHRONIZE)
+/* Deny on a read-only path: every write bit, delete of the object and of
+ * its children, and the rights to rewrite the DACL or take ownership. */
+#define WINPLAN_MASK_DENY_WRITE                                                      \
+	(WINPLAN_FILE_WRITE_DATA | WINPLAN_FILE_APPEND_DATA | WINPLAN_FILE_WRITE_EA |     \
+	 WINPLAN_FILE_WRITE_ATTRIBUTES | WINPLAN_FILE_DELETE_CHILD | WINPLAN_DELETE |     \
+	 WINPLAN_WRITE_DAC | WINPLAN_WRITE_OWNER)
+/* Deny on a directory between a write root and a protected path (META-2):
+ * it may not be renamed or removed (its contents stay writable). */
+#define WINPLAN_MASK_DENY_MOVE (WINPLAN_DELETE | WINPLAN_WRITE_DAC | WINPLAN_WRITE_OWNER)
+
+/* What the plan is built for: the run's private temp directory, an
+ * absolute Windows path the runtime root provides (NULL: none). */
+struct winplan_opts {
+	const char *temp_dir;
+};
+
+struct request;
+
+/* Build the plan of a request whose paths were parsed with the Windows
+ * rules (winpath_request_rules).  Pure: reads only req and o.  0, or
+ * -EINVAL with err naming the field and why the plan cannot express it
+ * (a refusal: the backend must not run the command), or -ENOMEM.  On
+ * failure *out holds nothing to free. */
+int winplan_build(const struct request *req, const struct winplan_opts *o,
+		  struct winplan *out, char err[WINPLAN_ERR_MAX]);
+void winplan_free(struct winplan *p);
+
+/* Symbolic names, as the profile prints them. */
+const char *winplan_sid_name(enum winplan_sid sid);
+const char *winplan_absent_name(enum winplan_absent a);
+
+/* The name of one bit of an access mask, inheritance flags or token flags
+ * ("WRITE_DATA", "OBJECT_INHERIT", "LUA_TOKEN"); NULL for a bit with no name. */
+enum winplan_bits { WINPLAN_BITS_MASK = 0, WINPLAN_BITS_INHERIT, WINPLAN_BITS_TOKEN };
+const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit);
+
+/* The plan as the stable text `sandproof-ref profile --os windows` prints
+ * (README.md, "The profile").  Returns 0, or -EIO when f reports an error. */
+int winplan_print_text(const struct winplan *p, FILE *f);
 
 #endif

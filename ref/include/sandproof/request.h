@@ -42,6 +42,7 @@ struct request {
 
 	enum fs_kind fs_kind;
 	struct strv read_roots;
+	bool read_roots_stated; /* read_roots was in the request, not defaulted */
 	bool include_platform_roots;
 	struct write_root *write_roots;
 	size_t n_write_roots;
@@ -81,6 +82,31 @@ int request_parse(const char *json, size_t len, const char *home,
 /* Fill *req with the defaults of an empty profile (restricted filesystem,
  * network deny, default limits).  Used by the exec CLI before its flags. */
 void request_init(struct request *req);
+
+/* How the parser judges the request's paths.  The runner's own rules are
+ * POSIX (request_posix_path_rules, what request_parse uses); a parser for
+ * another OS's paths (platforms/windows/plan/winpath.h) passes its own, so
+ * the core never includes platform code.  Every function is pure. */
+struct request_path_rules {
+	const char *absolute_what;           /* "an absolute path": in messages */
+	bool (*absolute)(const char *s);     /* before cleaning */
+	/* Clean in place (never longer); 0, or -EINVAL with *why a static
+	 * sentence naming what is refused. */
+	int (*clean)(char *path, const char **why);
+	/* p is root or beneath it (both clean). */
+	bool (*beneath)(const char *root, const char *p);
+	/* A protected metadata name, relative to its write root. */
+	int (*check_relname)(const char *name, const char **why);
+	const char *default_read_root;       /* when read_roots is absent; NULL: none */
+	bool quote_refused;                  /* append (got "...") to a clean refusal */
+};
+
+extern const struct request_path_rules request_posix_path_rules;
+
+/* As request_parse, judging paths by rules (NULL: POSIX). */
+int request_parse_with(const char *json, size_t len, const char *home,
+		       const struct request_path_rules *rules, struct request *req,
+		       char err[REQUEST_ERR_MAX]);
 
 /* Lexically clean an absolute path in place: collapse "//" and "/./", drop a
  * trailing '/'.  Returns 0, or -EINVAL for a relative path or a ".."

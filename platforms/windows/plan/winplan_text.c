@@ -1,0 +1,116 @@
+/* winplan_text.c - the plan as stable, reviewable text (winplan.h). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "winplan.h"
+
+struct bitname {
+	uint32_t bit;
+	const char *name;
+};
+
+static const struct bitname mask_names[] = {
+	{WINPLAN_FILE_READ_DATA, "READ_DATA"},
+	{WINPLAN_FILE_WRITE_DATA, "WRITE_DATA"},
+	{WINPLAN_FILE_APPEND_DATA, "APPEND_DATA"},
+	{WINPLAN_FILE_READ_EA, "READ_EA"},
+	{WINPLAN_FILE_WRITE_EA, "WRITE_EA"},
+	{WINPLAN_FILE_EXECUTE, "EXECUTE"},
+	{WINPLAN_FILE_DELETE_CHILD, "DELETE_CHILD"},
+	{WINPLAN_FILE_READ_ATTRIBUTES, "READ_ATTRIBUTES"},
+	{WINPLAN_FILE_WRITE_ATTRIBUTES, "WRITE_ATTRIBUTES"},
+	{WINPLAN_DELETE, "DELETE"},
+	{WINPLAN_READ_CONTROL, "READ_CONTROL"},
+	{WINPLAN_WRITE_DAC, "WRITE_DAC"},
+	{WINPLAN_WRITE_OWNER, "WRITE_OWNER"},
+	{WINPLAN_SYNCHRONIZE, "SYNCHRONIZE"},
+	{0, NULL},
+};
+
+static const struct bitname inherit_names[] = {
+	{WINPLAN_OBJECT_INHERIT, "OBJECT_INHERIT"},
+	{WINPLAN_CONTAINER_INHERIT, "CONTAINER_INHERIT"},
+	{WINPLAN_NO_PROPAGATE, "NO_PROPAGATE"},
+	{WINPLAN_INHERIT_ONLY, "INHERIT_ONLY"},
+	{0, NULL},
+};
+
+static const struct bitname token_names[] = {
+	{WINPLAN_DISABLE_MAX_PRIVILEGE, "DISABLE_MAX_PRIVILEGE"},
+	{WINPLAN_SANDBOX_INERT, "SANDBOX_INERT"},
+	{WINPLAN_LUA_TOKEN, "LUA_TOKEN"},
+	{WINPLAN_WRITE_RESTRICTED, "WRITE_RESTRICTED"},
+	{0, NULL},
+};
+
+const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit)
+{
+	const struct bitname *names = kind == WINPLAN_BITS_MASK ? mask_names
+				      : kind == WINPLAN_BITS_INHERIT ? inherit_names
+								     : token_names;
+
+	for (size_t i = 0; names[i].name; i++)
+		if (names[i].bit == bit)
+			return names[i].name;
+	return NULL;
+}
+
+/* The set bits by name, lowest first, separated by '|'; "none" when v is
+ * 0.  A bit with no name is printed in hex, so nothing goes unseen. */
+static void print_bits(FILE *f, uint32_t v, enum winplan_bits kind)
+{
+	const char *s = "";
+
+	if (v == 0) {
+		fputs("none", f);
+		return;
+	}
+	for (unsigned i = 0; i < 32; i++) {
+		uint32_t bit = (uint32_t)1 << i;
+		const char *name = winplan_bit_name(kind, bit);
+
+		if (!(v & bit))
+			continue;
+		if (name)
+			fprintf(f, "%s%s", s, name);
+		else
+			fprintf(f, "%s0x%x", s, (unsigned)bit);
+		s = "|";
+	}
+}
+
+static void print_ace(FILE *f, size_t i, const struct winplan_ace *a)
+{
+	fprintf(f, "ace %zu: %s %s \"%s\"\n", i + 1, a->effect == WINPLAN_DENY ? "deny" : "allow",
+		winplan_sid_name(a->sid), a->path);
+	fprintf(f, "  mask    0x%08x ", (unsigned)a->mask);
+	print_bits(f, a->mask, WINPLAN_BITS_MASK);
+	fputs("\n  inherit ", f);
+	print_bits(f, a->inherit, WINPLAN_BITS_INHERIT);
+	fprintf(f, "\n  absent  %s\n  clause  %s\n  why     %s\n",
+		winplan_absent_name(a->absent), a->clause, a->why);
+}
+
+int winplan_print_text(const struct winplan *p, FILE *f)
+{
+	fputs("# sandproof Windows plan (platforms/windows/plan/README.md)\n", f);
+	fputs("token\n  flags       ", f);
+	print_bits(f, p->token.flags, WINPLAN_BITS_TOKEN);
+	fputs("\n  restricting", f);
+	if (p->token.n_restricting == 0)
+		fputs(" none", f);
+	for (size_t i = 0; i < p->token.n_restricting; i++)
+		fprintf(f, " %s", winplan_sid_name(p->token.restricting[i]));
+	fprintf(f, "\naces %zu\n", p->n_aces);
+	for (size_t i = 0; i < p->n_aces; i++)
+		print_ace(f, i, &p->aces[i]);
+	fprintf(f, "network %s\nfilters %zu\n", p->network_denied ? "deny" : "allow",
+		p->n_filters);
+	for (size_t i = 0; i < p->n_filters; i++)
+		fprintf(f, "filter %zu: %s %s %s\n  clause  %s\n  why     %s\n", i + 1,
+			p->filters[i].action, winplan_sid_name(p->filters[i].sid),
+			p->filters[i].layer, p->filters[i].clause, p->filters[i].why);
+	if (fflush(f) != 0 || ferror(f))
+		return -EIO;
+	return 0;
+}
