@@ -153,12 +153,11 @@ mkdir "$T/w"
 WD=$(win "$T/w")
 
 # ---- 1. the file round trip, checked on the host side -----------------------
-run 16 write "$WD\\a.txt" hello -- append "$WD\\a.txt" " world" -- read "$WD\\a.txt" \
+run 14 write "$WD\\a.txt" hello -- append "$WD\\a.txt" " world" -- read "$WD\\a.txt" \
 	-- create "$WD\\new.txt" -- create "$WD\\new.txt" -- mkdir "$WD\\sub" \
 	-- rename "$WD\\a.txt" "$WD\\sub\\b.txt" -- link "$WD\\sub\\b.txt" "$WD\\hl.txt" \
 	-- stat "$WD\\hl.txt" -- list "$WD" -- rmdir "$WD\\sub" \
-	-- mkdir "$WD\\empty" -- rmdir "$WD\\empty" -- stat "$WD\\sub" \
-	-- write "$WD\\t.txt" "a longer text" -- write "$WD\\t.txt" x
+	-- mkdir "$WD\\empty" -- rmdir "$WD\\empty" -- stat "$WD\\sub"
 check "round trip: exit status 0" "$RC" 0
 check "round trip: JSON shape of every line (sentinel, fields, Chromium's rule)" "$SHAPE" ok
 check "write+append+rename: the host file holds exactly the text" \
@@ -180,15 +179,14 @@ check "rmdir of a non-empty directory: ENOTEMPTY, ERROR_DIR_NOT_EMPTY, not denie
 	"$(failure 10)" "ENOTEMPTY ERROR_DIR_NOT_EMPTY false"
 check "mkdir then rmdir: gone on the host" "$(test -e "$T/w/empty" && echo there || echo gone)" gone
 check "stat of a directory: type dir" "$(get 13 type)" dir
-check "write over a longer file: the host file holds exactly the new text" "$(cat "$T/w/t.txt" 2>&1)" x
 
 # ---- 2. error names: nothing but ERROR_ACCESS_DENIED is a denial --------------
 cp "$T/probe.exe" "$T/w/running.exe"
 echo keep >"$T/w/ro.txt"
 chmod 444 "$T/w/ro.txt"
-run 9 read "$WD\\missing" -- read "$WD\\nodir\\x" -- read "$WD\\sub" -- unlink "$WD\\sub" \
+run 11 read "$WD\\missing" -- read "$WD\\nodir\\x" -- read "$WD\\sub" -- unlink "$WD\\sub" \
 	-- list "$WD\\new.txt" -- list "$WD\\nodir" -- unlink "$WD\\ro.txt" -- rename "$WD\\nodir\\x" "$WD\\y" \
-	-- unlink "$WD\\hl.txt"
+	-- unlink "$WD\\hl.txt" -- write "$WD\\t.txt" "a longer text" -- write "$WD\\t.txt" x
 check "errors: JSON shape" "$SHAPE" ok
 check "read of a missing file: ENOENT, ERROR_FILE_NOT_FOUND, not denied" \
 	"$(failure 0) $(get 0 step)" "ENOENT ERROR_FILE_NOT_FOUND false open"
@@ -207,8 +205,10 @@ check "unlink of a read-only file: EACCES, ERROR_ACCESS_DENIED, denied" "$(failu
 check "unlink refused: the host file is still there" "$(cat "$T/w/ro.txt" 2>&1)" keep
 check "rename from a missing directory: ENOENT, not denied" "$(get 7 errno) $(get 7 denied)" "ENOENT false"
 check "unlink: ok, and gone on the host" "$(get 8 ok) $(test -e "$T/w/hl.txt" && echo there || echo gone)" "true gone"
+check "write over a longer file: the host file holds exactly the new text" "$(cat "$T/w/t.txt" 2>&1)" x
 # a running image cannot be opened for writing: a sharing violation
 wine "$T/w/running.exe" write "$WD\\running.exe" x >"$T/out" 2>"$T/err"
+check "sharing violation: JSON shape" "$("$PY" "$T/j.py" shape "$T/out" 1)" ok
 check "write to the running probe's own image: EBUSY, ERROR_SHARING_VIOLATION, not denied" \
 	"$(failure 0)" "EBUSY ERROR_SHARING_VIOLATION false"
 check "the running image is unchanged on the host" "$(cmp -s "$T/probe.exe" "$T/w/running.exe" && echo same)" same
