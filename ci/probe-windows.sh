@@ -6,13 +6,27 @@
 # belong in the CMake windows build (platforms/windows/probe/README.md,
 # "Building"); this script is the reference for them.
 #
-#   sh ci/probe-windows.sh [OUTDIR]      (default: build-probe-windows)
+#   sh ci/probe-windows.sh [--smoke] [OUTDIR]      (default: build-probe-windows)
 #
-# Leaves OUTDIR/sandproof-probe.exe.  Exit 0 built, 1 the build failed,
-# 2 no mingw-w64 compiler (set CC to use another).
+# Leaves OUTDIR/sandproof-probe.exe.  With --smoke it then runs the Wine
+# smoke, platforms/windows/tests/test_probe_wine.sh (TAP; a skip with its
+# reason where Wine is absent), given build/sandproof-probe too when that
+# exists (the operation names are compared).  Exit 0 built (and smoked),
+# 1 the build or the smoke failed, 2 no compiler or a bad argument.
+# CC chooses the compiler (default x86_64-w64-mingw32-gcc; CC=gcc in
+# MSYS2's MINGW64 shell on Windows).
 set -eu
 
 cd "$(dirname "$0")/.."
+smoke=""
+if [ "${1:-}" = --smoke ]; then
+	smoke=1
+	shift
+fi
+case "${1:-}" in
+-*) echo "probe-windows.sh: unknown option $1 (usage: probe-windows.sh [--smoke] [OUTDIR])" >&2
+    exit 2 ;;
+esac
 out=${1:-build-probe-windows}
 cc=${CC:-x86_64-w64-mingw32-gcc}
 
@@ -40,3 +54,9 @@ mkdir -p "$out"
 	-Iharness/probe -Iplatforms/common -Iutil -Iplatforms/windows/probe \
 	-o "$out/sandproof-probe.exe" $src -static -lws2_32
 echo "probe-windows.sh: built $out/sandproof-probe.exe"
+[ -n "$smoke" ] || exit 0
+if [ -x build/sandproof-probe ]; then
+	bash platforms/windows/tests/test_probe_wine.sh "$out/sandproof-probe.exe" build/sandproof-probe
+else
+	bash platforms/windows/tests/test_probe_wine.sh "$out/sandproof-probe.exe"
+fi
