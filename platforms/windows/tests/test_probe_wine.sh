@@ -234,6 +234,11 @@ check "getpid: the sentinel's pid" "$(get 6 pid)" "$("$PY" -c 'import json,sys; 
 run 2 ptrace 1 -- rename_exchange a b
 check "unsupported: the typed shape" "$(get 0 errno) $(get 0 step) $(get 0 unsupported) $(get 1 unsupported)" \
 	"EOPNOTSUPP unsupported_op true true"
+run 3 sleep 1 -- exit 3 -- write "$WD\\after-exit" x
+check "exit: the probe's status, its own line, no operation after it" \
+	"$RC $(wc -l <"$T/out") $(get 1 code) $(test -e "$T/w/after-exit" && echo ran || echo none)" "3 3 3 none"
+run 2 sleep 1 -- exit 3
+check "sleep, exit: JSON shape" "$SHAPE" ok
 run 0 nosuch_op
 check "an unknown operation: exit 2, nothing on stdout" "$RC $(wc -c <"$T/out")" "2 0"
 run 0 write "$WD\\z" x -- connect tcp not-an-address 1
@@ -284,11 +289,12 @@ EOF
 	read -r TP UP <"$T/ports"
 	# a port nobody holds in this private namespace: bound here, then closed
 	FREE=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	run 5 connect tcp 127.0.0.1 "$TP" -- connect tcp 127.0.0.1 "$FREE" -- connect udp 127.0.0.1 "$UP" \
-		-- connect udp 127.0.0.1 "$FREE" -- bind tcp 127.0.0.1 0
+	run 6 connect tcp 127.0.0.1 "$TP" -- connect tcp 127.0.0.1 "$FREE" -- connect udp 127.0.0.1 "$UP" \
+		-- connect udp 127.0.0.1 "$FREE" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
 	check "network: JSON shape" "$SHAPE" ok
 	check "connect tcp to our listener: ok" "$(get 0 ok)" true
-	check "the listener saw the connection (host side)" "$(cat "$T/accepted" 2>&1)" 1
+	check "the listener saw both connections, connect and connect_from (host side)" \
+		"$(cat "$T/accepted" 2>&1)" 2
 	check "connect tcp to a closed port: ECONNREFUSED, WSAECONNREFUSED, not denied" \
 		"$(failure 1) $(get 1 step)" "ECONNREFUSED WSAECONNREFUSED false connect"
 	check "connect udp to our echo: a reply" "$(get 2 ok) $(get 2 reply_bytes)" "true 1"
@@ -301,6 +307,7 @@ EOF
 	"ETIMEDOUT recv") skip "udp port-unreachable: Wine reports silence (ETIMEDOUT); WSAECONNRESET is native-only" ;;
 	*) notok "connect udp to a closed port: $(get 3 errno) at $(get 3 step)" ;;
 	esac
+	check "connect_from tcp, bound to 127.0.0.1: ok" "$(get 5 ok)" true
 	check "bind to port 0: a port" "$(get 4 ok) $([ "$(get 4 port)" -gt 0 ] 2>/dev/null && echo port)" "true port"
 	kill -KILL "${PIDS[0]}" 2>/dev/null
 	wait "${PIDS[0]}" 2>/dev/null
