@@ -7,17 +7,20 @@
  * writes with write(2) only: no stdio buffer exists that a fork could
  * duplicate or a kill could lose.
  *
- * Module layout: probe.c (CLI, validation, dispatch), probe_out.c (JSON
- * lines, errno and signal names), probe_args.c (argument parsers shared by
- * validation and execution), probe_fs.c, probe_mount.c, probe_net.c,
- * probe_priv.c, probe_proc.c, probe_res.c (the operations, one table each). */
+ * Module layout: probe.c (the POSIX main: its operation tables and its
+ * process hooks), probe_args.c (the portable command line: validation,
+ * dispatch, and the argument parsers shared by validation and execution),
+ * probe_out.c (JSON lines, errno names), probe_fs.c, probe_mount.c,
+ * probe_net.c, probe_priv.c, probe_proc.c, probe_res.c, probe_darwin.c (the
+ * operations, one table each).  probe_args.c and probe_out.c are portable
+ * C: the Windows probe (platforms/windows/probe/) compiles them with its own
+ * main, tables and hooks. */
 #ifndef SANDPROOF_PROBE_H
 #define SANDPROOF_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 #include <sys/types.h>
 
 #define PROBE_VERSION 1
@@ -31,6 +34,9 @@
  * holds op-specific fields, each starting with a comma. */
 struct probe_res {
 	int err;
+	const char *err_name; /* when set, printed as "errno" instead of the
+			       * name of err: a platform whose failures are
+			       * not errno values (Windows) names the nearest */
 	const char *step;
 	char extra[PROBE_EXTRA_MAX];
 	size_t len;
@@ -82,8 +88,10 @@ extern const struct probe_op probe_proc_ops[];
 extern const struct probe_op probe_res_ops[];
 extern const struct probe_op probe_darwin_ops[]; /* macOS only: elsewhere unsupported */
 
-/* probe_out.c */
+/* probe_proc.c (POSIX) */
 int probe_signal_number(const char *name); /* -1 when unknown */
+
+/* probe_out.c */
 void probe_res_fail(struct probe_res *res, int err, const char *step);
 void probe_field_str(struct probe_res *res, const char *key, const char *s,
 		     size_t n);
@@ -99,13 +107,21 @@ void probe_emit_sentinel(void);
 /* probe_args.c: parsers return 0 or -EINVAL and never print. */
 int probe_parse_ll(const char *s, long long min, long long max,
 		   long long *out);
-int probe_parse_sockaddr(const char *addr, const char *port,
-			 struct sockaddr_storage *ss, socklen_t *len);
-int probe_parse_sockproto(const char *s, int *type); /* tcp|udp */
 int probe_check_msg(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* probe.c: forget and reap every listen_echo server (used by exit). */
+/* probe_args.c: the whole command line (see probe.c): validates every
+ * operation against the tables, calls probe_os_begin, prints the sentinel,
+ * runs the operations in order and returns the exit status (0, or 2 for a
+ * usage error detected before anything ran or was printed on stdout). */
+int probe_cli_main(int argc, char **argv, const struct probe_op *const *tables,
+		   size_t ntables);
+
+/* Each OS's main file (probe.c; platforms/windows/probe/wprobe_main.c):
+ * probe_os_begin runs once after validation, before the sentinel;
+ * probe_reap_echo forgets and reaps every listen_echo server (used by exit
+ * and at the end). */
+void probe_os_begin(void);
 void probe_reap_echo(struct probe_ctx *ctx);
 
 #endif

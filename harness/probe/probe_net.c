@@ -49,6 +49,46 @@
 #define PROBE_UDP_TIMEOUT_MS 500
 #define PROBE_ECHO_IDLE_MS 10000 /* an echo server nobody calls exits */
 
+/* Argument parsers (see probe_args.c): 0 or -EINVAL, never printing. */
+static int probe_parse_sockproto(const char *s, int *type)
+{
+	*type = 0; /* written on every path: validation already refused bad text */
+	if (strcmp(s, "tcp") == 0)
+		*type = SOCK_STREAM;
+	else if (strcmp(s, "udp") == 0)
+		*type = SOCK_DGRAM;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Numeric IPv4 or IPv6 literals only: name resolution would need NSS. */
+static int probe_parse_sockaddr(const char *addr, const char *port,
+				struct sockaddr_storage *ss, socklen_t *len)
+{
+	long long p;
+
+	if (probe_parse_ll(port, 0, 65535, &p) < 0)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)p);
+		*len = sizeof(*in4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static long long probe_now_ms(void)
 {
 	struct timespec ts;

@@ -1,5 +1,6 @@
-/* probe_out.c - JSON lines for the probe (errno and signal names: the
- * platform's one table, platforms/<os>/common/names.c, compiled in).
+/* probe_out.c - JSON lines for the probe (errno names: the platform's one
+ * table, platforms/<os>/common/names.c, compiled in).  Portable C: the
+ * Windows probe compiles it too (write(2) and getpid are its CRT's).
  *
  * Every line goes out in one write(2) call (looping only on a short write),
  * so a probe killed between operations leaves only complete lines, and a
@@ -10,21 +11,10 @@
 #include "utf8.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Accepts "TERM", "SIGTERM" (any case) or a number 0..SIGRTMAX. */
-int probe_signal_number(const char *name)
-{
-	long long v;
-
-	if (probe_parse_ll(name, 0, SIGRTMAX, &v) == 0)
-		return (int)v;
-	return names_signal_value(name);
-}
 
 void probe_res_fail(struct probe_res *res, int err, const char *step)
 {
@@ -181,7 +171,7 @@ void probe_emit(int i, const char *op, const struct probe_res *res)
 
 	if (res->err)
 		snprintf(errfield, sizeof(errfield), "\"%s\"",
-			 names_errno(res->err));
+			 res->err_name ? res->err_name : names_errno(res->err));
 	else
 		snprintf(errfield, sizeof(errfield), "null");
 	stepfield[0] = '\0';

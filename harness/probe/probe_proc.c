@@ -18,6 +18,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Accepts "TERM", "SIGTERM" (any case) or a number 0..SIGRTMAX. */
+int probe_signal_number(const char *name)
+{
+	long long v;
+
+	if (probe_parse_ll(name, 0, SIGRTMAX, &v) == 0)
+		return (int)v;
+	return names_signal_value(name);
+}
+
 static void probe_op_getpid(struct probe_ctx *ctx, char **a, int n,
 			    struct probe_res *res)
 {
