@@ -102,3 +102,15 @@ int wincompat_getentropy(void *buf, size_t len)
 	}
 	return 0;
 }
+
+/* Binary stdio: the CRT opens stdin, stdout and stderr in text mode
+ * ("\n" written as "\r\n", ^Z read as the end); POSIX code, its JSON
+ * lines and its golden outputs expect bytes.  Run before main (the link
+ * keeps this object: --undefined=wincompat_binary_stdio). */
+__attribute__((constructor)) void wincompat_binary_stdio(void);
+__attribute__((constructor)) void wincompat_binary_stdio(void)
+{
+	_fmode = _O_BINARY;
+	for (int fd = 0; fd < 3; fd++)
+		_setmode(fd, _O_BINARY);
+}

@@ -37,9 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PATH_MAX
+/* The CRT's PATH_MAX is MAX_PATH (260); the core's request limits are
+ * POSIX's (4096), the same on every OS.  NT relative opens have no such
+ * bound; an absolute name past MAX_PATH may be refused by Win32 on a
+ * Windows without long path support (ENAMETOOLONG or ENOENT). */
+#undef PATH_MAX
 #define PATH_MAX 4096
-#endif
 
 #ifndef NAME_MAX
 #define NAME_MAX 255
