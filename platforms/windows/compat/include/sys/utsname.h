@@ -1,0 +1,3 @@
+/* sys/utsname.h - the windows build's <sys/utsname.h>: declared in wincompat.h (the forced
+ * include); this file lets POSIX code include it by its usual name. */
+#include "wincompat.h"
