@@ -182,15 +182,12 @@ static void handles_return(HANDLE v[3], const DWORD old[3], size_t n)
 		SetHandleInformation(v[i], HANDLE_FLAG_INHERIT, old[i] & HANDLE_FLAG_INHERIT);
 }
 
-/* A started, still suspended process: assigned to the job, then resumed;
- * terminated when either fails. */
-static int start_in_job(const struct spawn_req *r, PROCESS_INFORMATION *pi,
-			struct wenf_error *e)
+int spawn_assign_resume(HANDLE job, PROCESS_INFORMATION *pi, struct wenf_error *e)
 {
 	DWORD err = 0;
 	const char *what = NULL;
 
-	if (r->job && !AssignProcessToJobObject(r->job, pi->hProcess)) {
+	if (job && !AssignProcessToJobObject(job, pi->hProcess)) {
 		err = GetLastError();
 		what = "AssignProcessToJobObject";
 	} else if (ResumeThread(pi->hThread) == (DWORD)-1) {
@@ -208,7 +205,8 @@ static int start_in_job(const struct spawn_req *r, PROCESS_INFORMATION *pi,
 			 "terminated before it ran", what, err);
 }
 
-int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e)
+int spawn_create_suspended(const struct spawn_req *r, PROCESS_INFORMATION *pi,
+			   struct wenf_error *e)
 {
 	STARTUPINFOEXW si;
 	SIZE_T sz = 0;
@@ -249,5 +247,12 @@ int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_
 	if (!ok)
 		return wenf_fail(e, "spawn", NULL, wenf_errno(err), "CreateProcess%sW: error %lu",
 				 r->token ? "AsUser" : "", err);
-	return start_in_job(r, pi, e);
+	return 0;
+}
+
+int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e)
+{
+	int rc = spawn_create_suspended(r, pi, e);
+
+	return rc < 0 ? rc : spawn_assign_resume(r->job, pi, e);
 }

@@ -7,6 +7,10 @@
 
 #include "winenf.h"
 
+#ifndef ERROR_ELEVATION_REQUIRED
+#define ERROR_ELEVATION_REQUIRED 740L /* winerror.h; absent from some mingw headers */
+#endif
+
 int wenf_fail(struct wenf_error *e, const char *step, const char *path, int err,
 	      const char *fmt, ...)
 {

@@ -182,6 +182,13 @@ struct spawn_req {
  * and never resumed.  *pi holds the process and thread handles. */
 int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e);
 
+/* spawn_start's two halves (the smoke observes the process between them):
+ * the process created suspended; then assigned to job (NULL: none) and
+ * resumed, or terminated when either fails (pi zeroed then). */
+int spawn_create_suspended(const struct spawn_req *r, PROCESS_INFORMATION *pi,
+			   struct wenf_error *e);
+int spawn_assign_resume(HANDLE job, PROCESS_INFORMATION *pi, struct wenf_error *e);
+
 /* ---- wfp.c ------------------------------------------------------------ */
 
 struct wfp_session {
