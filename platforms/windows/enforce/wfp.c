@@ -82,11 +82,14 @@ static int match_sd(PSID sid, PSECURITY_DESCRIPTOR *sd, ULONG *len)
 	return 0;
 }
 
-static int filter_add(HANDLE eng, const struct winplan_filter *f, FWP_BYTE_BLOB *sdb,
-		      struct wenf_error *e)
+/* One blocking filter at f's layer, matching f's SID. */
+static int filter_add(HANDLE eng, const struct winplan_filter *f, PSID sid, struct wenf_error *e)
 {
 	FWPM_FILTER_CONDITION0 c;
 	FWPM_FILTER0 flt;
+	FWP_BYTE_BLOB sdb;
+	PSECURITY_DESCRIPTOR sd = NULL;
+	ULONG len = 0;
 	const GUID *key = layer_key(f->layer);
 	UINT64 id = 0;
 	DWORD rc;
@@ -94,11 +97,15 @@ static int filter_add(HANDLE eng, const struct winplan_filter *f, FWP_BYTE_BLOB 
 	if (!key || !f->action || strcmp(f->action, "block") != 0)
 		return wenf_fail(e, "network", f->layer, EINVAL,
 				 "filter layer or action this backend cannot apply: refused");
+	if (!sid || match_sd(sid, &sd, &len) < 0)
+		return wenf_fail(e, "network", f->layer, EINVAL, "cannot build the SID condition");
+	sdb.size = len;
+	sdb.data = (UINT8 *)sd;
 	memset(&c, 0, sizeof(c));
 	c.fieldKey = sp_cond_ale_user_id;
 	c.matchType = FWP_MATCH_EQUAL;
 	c.conditionValue.type = FWP_SECURITY_DESCRIPTOR_TYPE;
-	c.conditionValue.sd = sdb;
+	c.conditionValue.sd = &sdb;
 	memset(&flt, 0, sizeof(flt));
 	flt.displayData.name = (wchar_t *)L"sandproof network deny";
 	flt.layerKey = *key;
@@ -107,6 +114,7 @@ static int filter_add(HANDLE eng, const struct winplan_filter *f, FWP_BYTE_BLOB 
 	flt.numFilterConditions = 1;
 	flt.filterCondition = &c;
 	rc = FwpmFilterAdd0(eng, &flt, NULL, &id);
+	LocalFree(sd);
 	if (rc != ERROR_SUCCESS)
 		return wenf_fail(e, "network", f->layer, wenf_errno(rc),
 				 "FwpmFilterAdd0: error 0x%08lx", (unsigned long)rc);
@@ -123,12 +131,9 @@ static int engine_open(UINT32 flags, HANDLE *eng)
 	return (int)FwpmEngineOpen0(NULL, RPC_C_AUTHN_WINNT, NULL, &s, eng);
 }
 
-int wfp_apply(const struct winplan_filter *f, size_t n, PSID sid, struct wfp_session *s,
-	      struct wenf_error *e)
+int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
+	      struct wfp_session *s, struct wenf_error *e)
 {
-	PSECURITY_DESCRIPTOR sd = NULL;
-	FWP_BYTE_BLOB blob;
-	ULONG len = 0;
 	DWORD rc;
 	int r = 0;
 
@@ -137,13 +142,8 @@ int wfp_apply(const struct winplan_filter *f, size_t n, PSID sid, struct wfp_ses
 		return wenf_fail(e, "network", NULL, EPERM,
 				 "network deny needs WFP filters, and adding them needs an "
 				 "elevated runner: refused, nothing ran");
-	if (match_sd(sid, &sd, &len) < 0)
-		return wenf_fail(e, "network", NULL, EINVAL, "cannot build the SID condition");
-	blob.size = len;
-	blob.data = (UINT8 *)sd;
 	rc = (DWORD)engine_open(SP_FWPM_SESSION_FLAG_DYNAMIC, &s->engine);
 	if (rc != ERROR_SUCCESS) {
-		LocalFree(sd);
 		s->engine = NULL;
 		return wenf_fail(e, "network", NULL, wenf_errno(rc),
 				 "FwpmEngineOpen0: error 0x%08lx", (unsigned long)rc);
@@ -153,12 +153,11 @@ int wfp_apply(const struct winplan_filter *f, size_t n, PSID sid, struct wfp_ses
 		r = wenf_fail(e, "network", NULL, wenf_errno(rc),
 			      "FwpmTransactionBegin0: error 0x%08lx", (unsigned long)rc);
 	for (size_t i = 0; r == 0 && i < n; i++)
-		if ((r = filter_add(s->engine, &f[i], &blob, e)) == 0)
+		if ((r = filter_add(s->engine, &f[i], token_plan_sid(f[i].sid, cap, logon), e)) == 0)
 			s->added++;
 	if (r == 0 && (rc = FwpmTransactionCommit0(s->engine)) != ERROR_SUCCESS)
 		r = wenf_fail(e, "network", NULL, wenf_errno(rc),
 			      "FwpmTransactionCommit0: error 0x%08lx", (unsigned long)rc);
-	LocalFree(sd);
 	if (r < 0) {
 		FwpmTransactionAbort0(s->engine);
 		wfp_close(s);

@@ -197,9 +197,9 @@ struct wfp_session {
 };
 
 /* Open a dynamic session and add every filter of the plan, each matching
- * sid through FWPM_CONDITION_ALE_USER_ID, in one transaction.  Not elevated
- * and filters wanted: -EPERM, step "network", nothing added. */
-int wfp_apply(const struct winplan_filter *f, size_t n, PSID sid,
+ * its SID (token_plan_sid of cap, logon) through FWPM_CONDITION_ALE_USER_ID,
+ * in one transaction.  Not elevated: -EPERM, step "network", nothing added. */
+int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
 	      struct wfp_session *s, struct wenf_error *e);
 
 /* Close the session (its filters vanish). */

@@ -20,7 +20,7 @@
 #include <sddl.h>
 #include <shellapi.h>
 
-#define SMOKE_TESTS 16
+#define SMOKE_TESTS 17
 
 static int n_test, n_fail;
 static wchar_t self_exe[MAX_PATH];
@@ -805,15 +805,35 @@ static void test_token_spawn(void)
 	LocalFree(logon);
 }
 
+/* Fail closed: whatever stops the filters (not elevated: EPERM; no
+ * filtering engine, as under Wine: the engine's error), the result is a
+ * typed "network" refusal with nothing left open or added. */
+static void test_wfp_refusal(void)
+{
+	struct winplan_filter f = {.layer = "FWPM_LAYER_ALE_AUTH_CONNECT_V4", .action = "block",
+				   .sid = WINPLAN_SID_CAPABILITY, .why = "smoke"};
+	struct wfp_session s;
+	struct wenf_error e = {0};
+	int rc = wfp_apply(&f, 1, cap_sid, NULL, &s, &e);
+
+	printf("# wfp_apply: %d, step %s, %s\n", rc, e.step, e.detail);
+	tap(rc < 0 && strncmp(e.step, "network", 7) == 0 && e.err > 0 && !s.engine && !s.added,
+	    "wfp: filters that cannot be added are a typed refusal (step network), nothing "
+	    "left open", rc == 0 ? "filters reported added under Wine" : NULL);
+	wfp_close(&s);
+}
+
 static void not_verifiable(void)
 {
 	static const char *const what[] = {
 		"restricted token enforcement (CreateRestrictedToken and CreateProcessAsUserW "
 		"succeed, nothing is denied)",
-		"write-restricted access checks against the capability SID's ACEs (Wine stores "
-		"DACLs, it does not enforce them for arbitrary SIDs)",
+		"the capability SID's ACEs and any access check against them (Wine keeps a DACL "
+		"only as the Unix mode bits: ACEs for other SIDs are accepted and dropped)",
 		"integrity levels (lowering to medium is accepted, never enforced)",
-		"WFP network filters (no filtering engine; elevation is not modelled)",
+		"WFP network filters: there is no filtering engine (FwpmEngineOpen0 fails), "
+		"so only the refusal path runs; Wine reports every process elevated, so the "
+		"not-elevated EPERM refusal is native-only",
 		"junctions: FSCTL_SET_REPARSE_POINT fails with ERROR_NOT_SUPPORTED, so the "
 		"FILE_ATTRIBUTE_REPARSE_POINT refusal of a real junction is native-only (the "
 		"check is tested above on injected values and Unix symlinks)",
@@ -862,6 +882,7 @@ int main(int argc, char **argv)
 	test_acl_absent();
 	test_cap_sid();
 	test_token_spawn();
+	test_wfp_refusal();
 	not_verifiable();
 	printf("1..%d\n", n_test);
 	/* Every test reports exactly once: a count off by one is a failure. */
