@@ -39,6 +39,8 @@
 
 #include "winenf.h"
 
+#include <sddl.h>
+
 #define JOURNAL_LEASE_OFFSET_HIGH 0x7fff0000u
 #define JOURNAL_MAX_BYTES (64u << 20)
 
@@ -370,4 +372,40 @@ int acl_journal_replay(const char *dir, struct wenf_error *e)
 	free(pat);
 	free(wd);
 	return rc < 0 ? rc : done;
+}
+
+int acl_journal_workspace_lock(const char *dir, PSID cap, HANDLE *out, struct wenf_error *e)
+{
+	wchar_t *wd = wenf_wide(dir), *sid = NULL, *path;
+	size_t len;
+	HANDLE f;
+
+	*out = INVALID_HANDLE_VALUE;
+	if (!wd || !ConvertSidToStringSidW(cap, &sid)) {
+		free(wd);
+		return wenf_fail(e, "acl_lock", dir, EINVAL, "cannot name the workspace lock");
+	}
+	len = wcslen(wd) + wcslen(sid) + 16;
+	path = malloc(len * sizeof(*path));
+	if (path)
+		swprintf(path, len, L"%ls\\ws-%ls.lock", wd, sid);
+	LocalFree(sid);
+	free(wd);
+	if (!path)
+		return wenf_fail(e, "acl_lock", dir, ENOMEM, NULL);
+	f = CreateFileW(path, GENERIC_READ | GENERIC_WRITE,
+			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_ALWAYS,
+			FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	free(path);
+	if (f == INVALID_HANDLE_VALUE)
+		return wenf_fail(e, "acl_lock", dir, wenf_errno(GetLastError()),
+				 "cannot open the workspace lock: error %lu", GetLastError());
+	if (!lease_lock(f, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY)) {
+		CloseHandle(f);
+		return wenf_fail(e, "acl_lock", dir, EBUSY,
+				 "another run on this workspace holds its ACLs: refused (runs on "
+				 "one workspace are serialised)");
+	}
+	*out = f;
+	return 0;
 }

@@ -239,21 +239,31 @@ void platform_plan_free(struct plan *p)
 /* Undo what a launch applied: the job's processes, the filters, the DACLs. */
 static int launch_undo(struct launch *l, struct wenf_error *e)
 {
+	int rc;
+
 	if (l->job) {
 		job_kill(l->job, WINSEAM_KILL_CODE);
 		CloseHandle(l->job);
 		l->job = NULL;
 	}
 	wfp_close(&l->wfp);
-	return acl_journal_restore(&l->j, e);
+	rc = acl_journal_restore(&l->j, e);
+	/* Released only after the restore: the next run finds its DACLs back. */
+	if (l->ws_lock != INVALID_HANDLE_VALUE)
+		CloseHandle(l->ws_lock);
+	l->ws_lock = INVALID_HANDLE_VALUE;
+	return rc;
 }
 
-/* Every ACE, journalled first; then the filters when the network is denied. */
+/* The workspace lock; every ACE, journalled first; then the filters when the
+ * network is denied. */
 static int launch_apply(struct launch *l, struct wenf_error *e)
 {
 	struct plan *p = l->plan;
-	int rc = acl_journal_open(&l->j, p->journal_dir, e);
+	int rc = acl_journal_workspace_lock(p->journal_dir, p->cap, &l->ws_lock, e);
 
+	if (rc == 0)
+		rc = acl_journal_open(&l->j, p->journal_dir, e);
 	for (size_t i = 0; rc == 0 && i < p->wp.n_aces; i++) {
 		const struct winplan_ace *a = &p->wp.aces[i];
 		bool applied = false;
@@ -321,6 +331,7 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io, struct lau
 	l->plan = plan;
 	l->pid = -1;
 	l->j.file = INVALID_HANDLE_VALUE;
+	l->ws_lock = INVALID_HANDLE_VALUE;
 	if (plan->exe_errno) {
 		/* Nothing is applied for a command that cannot start (OUT-2). */
 		st->result = LAUNCH_EXEC_FAILED;

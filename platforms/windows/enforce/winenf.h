@@ -109,6 +109,14 @@ int acl_journal_restore(struct acl_journal *j, struct wenf_error *e);
  * the entry names (same volume serial and file index, no reparse point). */
 int acl_journal_restore_file(const wchar_t *path, struct wenf_error *e);
 
+/* The workspace's lock (dir\ws-<capability SID>.lock), taken exclusively
+ * and fail-immediately for the whole run: two runs on one workspace would
+ * each journal the DACLs they found, and the first to finish would restore
+ * away the other's ACEs while it still runs.  -EBUSY (step "acl_lock")
+ * when another run holds it.  *out is closed by the caller (the lock goes
+ * with the handle, and with a crashed process). */
+int acl_journal_workspace_lock(const char *dir, PSID cap, HANDLE *out, struct wenf_error *e);
+
 /* Replay every journal in dir that no live run holds (a crashed run's).
  * Returns the number replayed, or -errno; a journal that fails stays. */
 int acl_journal_replay(const char *dir, struct wenf_error *e);

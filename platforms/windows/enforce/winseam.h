@@ -28,6 +28,7 @@ struct launch {
 	struct plan *plan;
 	HANDLE token, job;
 	struct acl_journal j;
+	HANDLE ws_lock;              /* the workspace lock, or INVALID_HANDLE_VALUE */
 	struct wfp_session wfp;
 	PROCESS_INFORMATION pi;
 	pid_t pid;                   /* -1: nothing started */

@@ -20,7 +20,7 @@
 #include <sddl.h>
 #include <shellapi.h>
 
-#define SMOKE_TESTS 17
+#define SMOKE_TESTS 18
 
 static int n_test, n_fail;
 static wchar_t self_exe[MAX_PATH];
@@ -749,6 +749,27 @@ static void test_acl_absent(void)
 	    e.detail[0] ? e.detail : NULL);
 }
 
+/* One run per workspace holds its ACLs: a second is refused (EBUSY) until
+ * the first lets go. */
+static void test_workspace_lock(void)
+{
+	HANDLE a = INVALID_HANDLE_VALUE, b = INVALID_HANDLE_VALUE, c = INVALID_HANDLE_VALUE;
+	struct wenf_error e = {0};
+	bool ok = acl_journal_workspace_lock(jdir, cap_sid, &a, NULL) == 0 &&
+		  acl_journal_workspace_lock(jdir, cap_sid, &b, &e) == -EBUSY &&
+		  b == INVALID_HANDLE_VALUE && strncmp(e.step, "acl_lock", 8) == 0;
+
+	if (a != INVALID_HANDLE_VALUE)
+		CloseHandle(a);
+	ok = ok && acl_journal_workspace_lock(jdir, cap_sid, &c, NULL) == 0;
+	if (b != INVALID_HANDLE_VALUE)
+		CloseHandle(b);
+	if (c != INVALID_HANDLE_VALUE)
+		CloseHandle(c);
+	tap(ok, "acl: a second run on one workspace is refused while the first holds its lock",
+	    NULL);
+}
+
 static void test_cap_sid(void)
 {
 	PSID a = NULL, b = NULL, c = NULL;
@@ -880,6 +901,7 @@ int main(int argc, char **argv)
 	test_acl_restore();
 	test_acl_replay();
 	test_acl_absent();
+	test_workspace_lock();
 	test_cap_sid();
 	test_token_spawn();
 	test_wfp_refusal();
