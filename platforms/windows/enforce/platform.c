@@ -168,7 +168,8 @@ static int command_make(struct plan *p, struct setup_error *err)
 	if (rc == 0)
 		rc = env_build(req, p);
 	if (rc == -EINVAL)
-		return seam_fail(err, "env", EINVAL, "an environment entry without a name");
+		return seam_fail(err, "env", EINVAL, "an environment entry without a name, or two "
+				 "naming one variable (names are case-insensitive on Windows)");
 	if (rc == 0 && !(p->cwd = wenf_wide(req->cwd)))
 		rc = -EINVAL;
 	if (rc == 0) {

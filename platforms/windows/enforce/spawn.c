@@ -115,41 +115,76 @@ int spawn_cmdline(const char *const *argv, size_t n, wchar_t **out)
 	return 0;
 }
 
+/* The length of kv's name: up to the first '=' after its first character
+ * (names like "=C:" keep their leading '='). */
+static size_t env_name_len(const wchar_t *kv)
+{
+	const wchar_t *eq = kv[0] ? wcschr(kv + 1, L'=') : NULL;
+
+	return eq ? (size_t)(eq - kv) : 0;
+}
+
+/* Case-insensitive ordinal order of the names, as Windows sorts a block. */
+static int env_cmp(const void *a, const void *b)
+{
+	const wchar_t *x = *(const wchar_t *const *)a, *y = *(const wchar_t *const *)b;
+	int r = CompareStringOrdinal(x, (int)env_name_len(x), y, (int)env_name_len(y), TRUE);
+
+	return r == CSTR_LESS_THAN ? -1 : r == CSTR_GREATER_THAN ? 1 : 0;
+}
+
+/* The entries as UTF-16, sorted; -EINVAL for an entry without a name or two
+ * entries naming one variable (Windows names are case-insensitive: which of
+ * "Path" and "PATH" the command would see is not the request's to leave open). */
+static int env_sorted(const char *const *env, size_t n, wchar_t ***out)
+{
+	wchar_t **v = calloc(n ? n : 1, sizeof(*v));
+	int rc = v ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		v[i] = wenf_wide(env[i]);
+		if (!v[i] || !env_name_len(v[i]))
+			rc = -EINVAL;
+	}
+	if (rc == 0)
+		qsort(v, n, sizeof(*v), env_cmp);
+	for (size_t i = 1; rc == 0 && i < n; i++)
+		if (env_cmp(&v[i - 1], &v[i]) == 0)
+			rc = -EINVAL;
+	if (rc < 0 && v) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		v = NULL;
+	}
+	*out = v;
+	return rc;
+}
+
 int spawn_envblock(const char *const *env, size_t n, wchar_t **out)
 {
-	size_t cap = 2, len = 0;
-	wchar_t *blk = malloc(cap * sizeof(*blk));
+	wchar_t **v, *blk, *o;
+	size_t len = 2;
+	int rc = env_sorted(env, n, &v);
 
 	*out = NULL;
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		len += wcslen(v[i]) + 1;
+	blk = malloc(len * sizeof(*blk));
+	o = blk;
+	for (size_t i = 0; i < n; i++) {
+		if (blk)
+			o = wcscpy(o, v[i]) + wcslen(v[i]) + 1;
+		free(v[i]);
+	}
+	free(v);
 	if (!blk)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		/* A name is at least one character ("=C:=C:\x" style names keep
-		 * their leading '='). */
-		wchar_t *w = env[i][0] && strchr(env[i] + 1, '=') ? wenf_wide(env[i]) : NULL;
-		size_t wl;
-		wchar_t *nb;
-
-		if (!w) {
-			free(blk);
-			return -EINVAL;
-		}
-		wl = wcslen(w) + 1;
-		nb = realloc(blk, (cap + wl) * sizeof(*blk));
-		if (!nb) {
-			free(w);
-			free(blk);
-			return -ENOMEM;
-		}
-		blk = nb;
-		cap += wl;
-		memcpy(blk + len, w, wl * sizeof(*w));
-		len += wl;
-		free(w);
-	}
-	blk[len++] = L'\0';
+	*o++ = L'\0';
 	if (n == 0)
-		blk[len++] = L'\0'; /* an empty block is two NULs */
+		*o = L'\0'; /* an empty block is two NULs */
 	*out = blk;
 	return 0;
 }

@@ -169,9 +169,10 @@ int job_active(HANDLE job, DWORD *n);
  * them are escaped.  -EINVAL for an empty argv. */
 int spawn_cmdline(const char *const *argv, size_t n, wchar_t **out);
 
-/* An environment block (sorted is not required by CreateProcess; order
- * kept) of exactly the n "KEY=VALUE" strings, double-NUL terminated, UTF-16.
- * -EINVAL for an entry without '=' or with an empty key. */
+/* An environment block of exactly the n "KEY=VALUE" strings, sorted by
+ * name as Windows sorts one (case-insensitive ordinal), double-NUL
+ * terminated, UTF-16.  -EINVAL for an entry without a name, or two entries
+ * whose names differ only in case (one variable on Windows). */
 int spawn_envblock(const char *const *env, size_t n, wchar_t **out);
 
 struct spawn_req {

@@ -347,13 +347,15 @@ static void test_cmdline_refusals(void)
 	static const char *const bad0[] = {"a\"b.exe", "x"};
 	static const char *const empty0[] = {""};
 	static const char *const noeq[] = {"A=1", "NOEQUALS"};
+	static const char *const dup[] = {"Path=a", "B=1", "PATH=b"};
 	wchar_t *w = NULL;
 	bool ok = spawn_cmdline(bad0, 2, &w) == -EINVAL && !w &&
 		  spawn_cmdline(empty0, 1, &w) == -EINVAL && !w &&
-		  spawn_envblock(noeq, 2, &w) == -EINVAL && !w;
+		  spawn_envblock(noeq, 2, &w) == -EINVAL && !w &&
+		  spawn_envblock(dup, 3, &w) == -EINVAL && !w;
 
-	tap(ok, "spawn: an argv[0] that cannot round-trip and an entry without '=' are refused",
-	    NULL);
+	tap(ok, "spawn: an argv[0] that cannot round-trip, an entry without '=' and two entries "
+	    "naming one variable are refused", NULL);
 	free(w);
 }
 
