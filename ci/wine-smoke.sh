@@ -47,7 +47,7 @@ w="$root/platforms/windows"
 	-o "$tmp/winsmoke.exe" "$w/tests/winsmoke.c" \
 	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/acl.c" \
 	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
-	"$w/enforce/wfp.c" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
+	"$w/enforce/wfp.c" "$w/enforce/resolve.c" -I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
 
 # The work directory: plain directories for the ACL tests, and Unix symlinks
 # (Wine cannot make junctions) for the link refusal: link -> real as the

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "winseam.h"
+#include "resolve.h"
+#include "winenf.h"
 
 static bool ends_with(const wchar_t *s, const wchar_t *suf)
 {

@@ -4,6 +4,7 @@
 #define SANDPROOF_WINSEAM_H
 
 #include "sandproof/platform.h"
+#include "resolve.h"
 #include "winenf.h"
 
 #define WINSEAM_BACKEND "windows-token"
@@ -37,10 +38,6 @@ struct launch {
 /* Copy a backend error into the seam's.  Returns -err. */
 int winseam_fail(struct setup_error *out, const struct wenf_error *e);
 
-/* Resolve argv0 on the request environment's PATH (and PATHEXT's .exe/.com
- * when it names no extension); a name with a separator is taken as is.
- * 0 and *out (UTF-16), or -ENOENT / -ENOMEM. */
-int winseam_resolve(const struct request *req, wchar_t **out);
 
 /* The compat layer's (platforms/windows/compat): registers a started child so
  * the core's waitpid() reaps it; it duplicates the handle. */

@@ -15,12 +15,13 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "resolve.h"
 #include "winenf.h"
 
 #include <sddl.h>
 #include <shellapi.h>
 
-#define SMOKE_TESTS 18
+#define SMOKE_TESTS 19
 
 static int n_test, n_fail;
 static wchar_t self_exe[MAX_PATH];
@@ -793,6 +794,65 @@ static void test_cap_sid(void)
 	LocalFree(c);
 }
 
+/* winseam_resolve on a request of command[0] and env PATH (NULL: none). */
+static int resolve_one(const char *cmd, const char *path_var, wchar_t **out)
+{
+	char *argv[] = {(char *)cmd, NULL}, *envv[] = {(char *)path_var, NULL};
+	struct request req = {.command = {argv, 1, 0}, .cwd = work,
+			      .env = {envv, path_var ? 1 : 0, 0}};
+
+	*out = NULL;
+	return winseam_resolve(&req, out);
+}
+
+static bool names_file(const wchar_t *got, const char *want)
+{
+	wchar_t *w = wenf_wide(want);
+	bool ok = got && w && _wcsicmp(got, w) == 0;
+
+	free(w);
+	return ok;
+}
+
+/* The command is found on the request's PATH, never the runner's; a batch
+ * file is refused; a relative path is the request cwd's. */
+static void test_resolve(void)
+{
+	char bin[MAX_PATH + 32], tool[MAX_PATH + 48], bat[MAX_PATH + 48], pv[MAX_PATH + 48];
+	wchar_t *wt, *wb, *wbin, *got = NULL, *own = NULL, *nope = NULL, *b = NULL, *rel = NULL;
+	HANDLE h;
+	bool ok;
+
+	snprintf(bin, sizeof(bin), "%s\\bin", work);
+	snprintf(tool, sizeof(tool), "%s\\tool.exe", bin);
+	snprintf(bat, sizeof(bat), "%s\\script.bat", bin);
+	snprintf(pv, sizeof(pv), "PATH=%s", bin);
+	wt = wenf_wide(tool);
+	wb = wenf_wide(bat);
+	wbin = wenf_wide(bin);
+	ok = wt && wb && wbin && (CreateDirectoryW(wbin, NULL) ||
+				  GetLastError() == ERROR_ALREADY_EXISTS) &&
+	     CopyFileW(self_exe, wt, FALSE);
+	h = wb ? CreateFileW(wb, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL)
+	       : INVALID_HANDLE_VALUE;
+	ok = ok && h != INVALID_HANDLE_VALUE;
+	CloseHandle(h);
+	ok = ok && resolve_one("tool", pv, &got) == 0 && names_file(got, tool);
+	/* The runner's own PATH names bin; the request's names nothing. */
+	ok = ok && SetEnvironmentVariableW(L"PATH", wbin);
+	ok = ok && resolve_one("tool", "PATH=C:\\nonexistent", &own) == -ENOENT && !own;
+	ok = ok && resolve_one("tool", NULL, &nope) == -ENOENT && !nope;
+	free(wbin);
+	ok = ok && resolve_one("script.bat", pv, &b) == -ENOEXEC && !b;
+	ok = ok && resolve_one("bin\\tool.exe", NULL, &rel) == 0 && names_file(rel, tool);
+	tap(ok, "resolve: the request's PATH (never the runner's), batch files refused, "
+	    "relative to the request's cwd", NULL);
+	free(wt);
+	free(wb);
+	free(got);
+	free(rel);
+}
+
 /* Plumbing only: the token is made and a process starts under it and
  * talks.  What the token denies is not observable under Wine. */
 static void test_token_spawn(void)
@@ -907,6 +967,7 @@ int main(int argc, char **argv)
 	test_cap_sid();
 	test_token_spawn();
 	test_wfp_refusal();
+	test_resolve();
 	not_verifiable();
 	printf("1..%d\n", n_test);
 	/* Every test reports exactly once: a count off by one is a failure. */
