@@ -8,8 +8,9 @@
 # directory this script removes (its wineserver ended with `wineserver -k`).
 # Output is TAP.  Job tree kill, kill on close, the suspended -> assigned ->
 # resumed order, command-line quoting, the explicit environment, the handle
-# list, LockFileEx, GetFinalPathNameByHandleW, the ACL journal round trip and
-# the link refusal are tested; what Wine only stubs (restricted tokens, ACL
+# list, LockFileEx, GetFinalPathNameByHandleW, the ACL journal round trip,
+# the link refusal, the workspace lock, the WFP refusal path and the
+# command's resolution are tested; what Wine only stubs (restricted tokens, ACL
 # enforcement, integrity, WFP, junctions) is printed as
 # "# not verifiable under Wine", never as ok.  Results under Wine are Wine's
 # (OS tag "wine"), never Windows results.
