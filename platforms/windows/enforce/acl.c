@@ -1,0 +1,278 @@
+/* acl.c - the ACL plan applied through handles (issue 16, item 1).
+ *
+ * Contract: every ACE of the plan is applied to the object its path names
+ * at the moment of the open, never to whatever a name lookup finds later:
+ * the path is opened once with FILE_FLAG_OPEN_REPARSE_POINT |
+ * FILE_FLAG_BACKUP_SEMANTICS, the handle is checked, the prior DACL is
+ * journalled through it and the new DACL set through it (SetSecurityInfo,
+ * never SetNamedSecurityInfo).  A directory swapped for a junction between
+ * the check and the change cannot redirect the change: the handle stays on
+ * the object that was checked (the junction swap race, SWAP-*).
+ *
+ * The handle is refused (ELOOP, a typed setup error, nothing applied) when
+ *  - the object is a reparse point (FILE_ATTRIBUTE_REPARSE_POINT on the
+ *    opened handle: a junction, a symbolic link, any other reparse tag), or
+ *  - its final path (GetFinalPathNameByHandleW) is not the path asked for:
+ *    FILE_FLAG_OPEN_REPARSE_POINT only stops at the last component, so a
+ *    junction or link in an ancestor would otherwise redirect the open.
+ * Short (8.3) spellings and differently cased paths compare by the final
+ * path's own spelling: the plan's paths must be the long, normalised form,
+ * and a plan path that is not is refused, never guessed at (fail closed). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include <aclapi.h>
+#include <sddl.h>
+
+#include "winenf.h"
+
+bool acl_attrs_refused(DWORD attrs)
+{
+	return (attrs & FILE_ATTRIBUTE_REPARSE_POINT) != 0;
+}
+
+/* p without a leading \\?\ (and \\?\UNC\ as \\): the spelling both sides
+ * of the comparison share. */
+static const wchar_t *path_plain(const wchar_t *p, bool *unc)
+{
+	*unc = false;
+	if (wcsncmp(p, L"\\\\?\\UNC\\", 8) == 0) {
+		*unc = true;
+		return p + 8;
+	}
+	if (wcsncmp(p, L"\\\\?\\", 4) == 0)
+		return p + 4;
+	if (wcsncmp(p, L"\\\\", 2) == 0) {
+		*unc = true;
+		return p + 2;
+	}
+	return p;
+}
+
+bool acl_final_path_differs(const wchar_t *want, const wchar_t *final)
+{
+	bool uw, uf;
+	const wchar_t *w = path_plain(want, &uw), *f = path_plain(final, &uf);
+	size_t nw = wcslen(w), nf = wcslen(f);
+
+	/* A drive root keeps its separator ("C:\"); nothing else has one. */
+	if (nw > 3 && w[nw - 1] == L'\\')
+		nw--;
+	if (nf > 3 && f[nf - 1] == L'\\')
+		nf--;
+	if (uw != uf || nw != nf || nw > INT_MAX)
+		return true;
+	return CompareStringOrdinal(w, (int)nw, f, (int)nf, TRUE) != CSTR_EQUAL;
+}
+
+/* The handle's final path, newly allocated. */
+static wchar_t *final_path(HANDLE h)
+{
+	DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	wchar_t *p;
+
+	if (!n || !(p = malloc(((size_t)n + 1) * sizeof(*p))))
+		return NULL;
+	if (GetFinalPathNameByHandleW(h, p, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS) > n) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
+		     BY_HANDLE_FILE_INFORMATION *info, struct wenf_error *e)
+{
+	char *u = wenf_utf8(path);
+	const char *up = u ? u : "?";
+	HANDLE h = CreateFileW(path, READ_CONTROL | WRITE_DAC | FILE_READ_ATTRIBUTES | access,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			       OPEN_EXISTING,
+			       FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	wchar_t *fin;
+	int rc = 0;
+
+	*out = INVALID_HANDLE_VALUE;
+	if (h == INVALID_HANDLE_VALUE) {
+		DWORD err = GetLastError();
+
+		rc = wenf_fail(e, "acl", up, wenf_errno(err), "CreateFileW: error %lu", err);
+		free(u);
+		return rc;
+	}
+	if (!GetFileInformationByHandle(h, info))
+		rc = wenf_fail(e, "acl", up, wenf_errno(GetLastError()),
+			       "GetFileInformationByHandle: error %lu", GetLastError());
+	else if (acl_attrs_refused(info->dwFileAttributes))
+		rc = wenf_fail(e, "acl", up, ELOOP,
+			       "is a reparse point (junction or link): refused, nothing applied");
+	else if (!(fin = final_path(h)))
+		rc = wenf_fail(e, "acl", up, wenf_errno(GetLastError()),
+			       "GetFinalPathNameByHandleW: error %lu", GetLastError());
+	else {
+		if (acl_final_path_differs(path, fin))
+			rc = wenf_fail(e, "acl", up, ELOOP,
+				       "the open was redirected (a junction or link in the "
+				       "path, or not its long normalised form): refused");
+		free(fin);
+	}
+	free(u);
+	if (rc < 0) {
+		CloseHandle(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+int acl_sddl_of(HANDLE h, wchar_t **out, struct wenf_error *e)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	DWORD err = GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+				    NULL, NULL, &sd);
+
+	*out = NULL;
+	if (err != ERROR_SUCCESS)
+		return wenf_fail(e, "acl", NULL, wenf_errno(err), "GetSecurityInfo: error %lu", err);
+	if (!ConvertSecurityDescriptorToStringSecurityDescriptorW(
+		    sd, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, out, NULL))
+		err = GetLastError();
+	LocalFree(sd);
+	if (err != ERROR_SUCCESS)
+		return wenf_fail(e, "acl", NULL, wenf_errno(err), "DACL to SDDL: error %lu", err);
+	return 0;
+}
+
+int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	SECURITY_DESCRIPTOR_CONTROL ctl = 0;
+	DWORD rev, err = ERROR_SUCCESS;
+	BOOL present = FALSE, defaulted = FALSE;
+	PACL dacl = NULL;
+
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
+		return wenf_fail(e, "acl_restore", NULL, EINVAL,
+				 "SDDL not understood: error %lu", GetLastError());
+	if (!GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted) ||
+	    !GetSecurityDescriptorControl(sd, &ctl, &rev))
+		err = GetLastError();
+	if (err == ERROR_SUCCESS) {
+		SECURITY_INFORMATION si = DACL_SECURITY_INFORMATION |
+			((ctl & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+						   : UNPROTECTED_DACL_SECURITY_INFORMATION);
+
+		err = SetSecurityInfo(h, SE_FILE_OBJECT, si, NULL, NULL, present ? dacl : NULL,
+				      NULL);
+	}
+	LocalFree(sd);
+	if (err != ERROR_SUCCESS)
+		return wenf_fail(e, "acl_restore", NULL, wenf_errno(err),
+				 "SetSecurityInfo: error %lu", err);
+	return 0;
+}
+
+/* The ACE merged into h's DACL (deny ACEs ordered first by SetEntriesInAclW),
+ * set through h. */
+static int acl_merge(HANDLE h, const struct winplan_ace *ace, PSID sid, struct wenf_error *e)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PACL old = NULL, nacl = NULL;
+	EXPLICIT_ACCESSW ea;
+	DWORD err = GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+				    &old, NULL, &sd);
+
+	if (err != ERROR_SUCCESS)
+		return wenf_fail(e, "acl", ace->path, wenf_errno(err),
+				 "GetSecurityInfo: error %lu", err);
+	memset(&ea, 0, sizeof(ea));
+	ea.grfAccessPermissions = ace->mask;
+	ea.grfAccessMode = ace->effect == WINPLAN_DENY ? DENY_ACCESS : GRANT_ACCESS;
+	ea.grfInheritance = ace->inherit;
+	ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+	ea.Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
+	ea.Trustee.ptstrName = (LPWSTR)sid;
+	err = SetEntriesInAclW(1, &ea, old, &nacl);
+	if (err == ERROR_SUCCESS)
+		err = SetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+				      nacl, NULL);
+	LocalFree(nacl);
+	LocalFree(sd);
+	if (err != ERROR_SUCCESS)
+		return wenf_fail(e, "acl", ace->path, wenf_errno(err),
+				 "SetEntriesInAclW/SetSecurityInfo: error %lu", err);
+	return 0;
+}
+
+/* ace->path is absent: refuse, skip, or create the directory (then the
+ * caller opens it checked like any other). */
+static int acl_absent(const struct winplan_ace *ace, const wchar_t *w, bool *created,
+		      struct wenf_error *e)
+{
+	switch (ace->absent) {
+	case WINPLAN_ABSENT_SKIP:
+		return 1;
+	case WINPLAN_ABSENT_CREATE_DIR:
+		if (CreateDirectoryW(w, NULL)) {
+			*created = true;
+			return 0;
+		}
+		if (GetLastError() == ERROR_ALREADY_EXISTS)
+			return 0; /* appeared meanwhile: opened and checked like any */
+		return wenf_fail(e, "acl", ace->path, wenf_errno(GetLastError()),
+				 "cannot create the absent directory: error %lu", GetLastError());
+	case WINPLAN_ABSENT_REFUSE:
+	default:
+		return wenf_fail(e, "acl", ace->path, ENOENT,
+				 "does not exist and the plan does not allow it absent");
+	}
+}
+
+int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+	      bool *applied, struct wenf_error *e)
+{
+	wchar_t *w = wenf_wide(ace->path), *sddl = NULL;
+	BY_HANDLE_FILE_INFORMATION info;
+	HANDLE h = INVALID_HANDLE_VALUE;
+	bool created = false, journalled = false;
+	int rc;
+
+	*applied = false;
+	if (!w)
+		return wenf_fail(e, "acl", ace->path, EINVAL, "path is not valid UTF-8");
+	if (!sid || !ace->mask) {
+		free(w);
+		return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID or access mask");
+	}
+	rc = acl_open_checked(w, 0, &h, &info, e);
+	if (rc == -ENOENT) {
+		rc = acl_absent(ace, w, &created, e);
+		if (rc == 0)
+			rc = acl_open_checked(w, 0, &h, &info, e);
+		else if (rc == 1) {
+			free(w);
+			return 0;
+		}
+	}
+	if (rc == 0)
+		rc = acl_sddl_of(h, &sddl, e);
+	/* Journalled and flushed before the change (crash-safe restore). */
+	if (rc == 0)
+		rc = acl_journal_append(j, &info, created, sddl, w, e);
+	journalled = rc == 0;
+	if (rc == 0)
+		rc = acl_merge(h, ace, sid, e);
+	if (rc == 0)
+		*applied = true;
+	if (sddl)
+		LocalFree(sddl);
+	if (h != INVALID_HANDLE_VALUE)
+		CloseHandle(h);
+	/* Ours and empty; once journalled, the restore removes it instead. */
+	if (rc < 0 && created && !journalled)
+		RemoveDirectoryW(w);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,220 @@
+/* winenf.h - what the pieces of the Windows runner backend share
+ * (platforms/windows/enforce/README.md).
+ *
+ * Each piece is a small file with one prefix: token_ (the restricted token),
+ * acl_ (ACEs applied through reparse-refusing handles), acl_journal_ (the
+ * crash-safe record of prior DACLs), job_ (the job object), spawn_ (the
+ * process), wfp_ (the network filters).  None of them includes the runner
+ * seam (sandproof/platform.h): they report failures as struct wenf_error,
+ * which platform.c copies into the seam's struct setup_error, so the Wine
+ * smoke (platforms/windows/tests/winsmoke.c) links them without the POSIX
+ * compat layer the seam needs.
+ *
+ * Every function returns 0 or -errno (EPERM, EACCES, ELOOP, ENOENT, ENOMEM,
+ * EIO, ...), and fills *e (when e is not NULL) with the step that failed, the
+ * same errno and a detail naming the Win32 call and its error code.  Strings
+ * are UTF-8 at this API and UTF-16 (wchar_t) only at the Win32 calls. */
+#ifndef SANDPROOF_WINENF_H
+#define SANDPROOF_WINENF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <windows.h>
+
+#include "winplan.h"
+
+/* The same shape as the seam's struct setup_error (platform.h). */
+struct wenf_error {
+	char step[96];
+	int err;       /* positive errno */
+	char detail[256];
+};
+
+/* Fill e (may be NULL) with step (+ ":" path when path is not NULL), err and a
+ * printf-style detail.  Returns -err. */
+int wenf_fail(struct wenf_error *e, const char *step, const char *path, int err,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A Win32 error code as the closest errno (ERROR_ACCESS_DENIED -> EACCES,
+ * ERROR_FILE_NOT_FOUND -> ENOENT, ERROR_PRIVILEGE_NOT_HELD -> EPERM, ...);
+ * EIO for what has no closer meaning. */
+int wenf_errno(DWORD code);
+
+/* UTF-8 -> newly allocated UTF-16 (free()), NULL on invalid UTF-8 or ENOMEM. */
+wchar_t *wenf_wide(const char *s);
+/* UTF-16 -> newly allocated UTF-8 (free()), NULL on failure. */
+char *wenf_utf8(const wchar_t *w);
+
+/* ---- token.c ---------------------------------------------------------- */
+
+/* The per-workspace capability SID, S-1-5-21-a-b-c-d: a..d are the first
+ * 16 bytes (four little-endian words) of SHA-256("sandproof-capability-v1" NUL
+ * || UTF-16LE(upper-cased workspace path)).  Deterministic: the same
+ * workspace gets the same SID in every run, so a journal replay and a doctor
+ * see the SID a crashed run used.  *out is LocalFree()d by the caller. */
+int token_capability_sid(const char *workspace, PSID *out, struct wenf_error *e);
+
+/* The logon SID (SE_GROUP_LOGON_ID) of the current process token; *out is
+ * LocalFree()d by the caller. */
+int token_logon_sid(PSID *out, struct wenf_error *e);
+
+/* The SID a plan names: capability, logon, or Everyone (S-1-1-0).  The
+ * returned SID belongs to the caller's cap/logon or is static (Everyone). */
+PSID token_plan_sid(enum winplan_sid which, PSID cap, PSID logon);
+
+/* A primary restricted token from the current process token, per t: its
+ * flags for CreateRestrictedToken and its restricting SIDs.  Medium
+ * integrity (the caller's own level, never raised).  *out CloseHandle()d by
+ * the caller. */
+int token_restricted_create(const struct winplan_token *t, PSID cap, PSID logon,
+			    HANDLE *out, struct wenf_error *e);
+
+/* Whether the current process token is elevated (TokenElevation). */
+bool token_is_elevated(void);
+
+/* ---- acl_journal.c ---------------------------------------------------- */
+
+struct acl_journal {
+	HANDLE file;      /* held open with an exclusive LockFileEx lock */
+	wchar_t *path;    /* the journal file */
+	size_t entries;   /* appended so far */
+};
+
+/* The directory journals live in: %LOCALAPPDATA%\sandproof\acl-journal
+ * (created).  Newly allocated UTF-8 in *out. */
+int acl_journal_dir(char **out, struct wenf_error *e);
+
+/* Create a fresh journal in dir (named by pid and a tick count), locked
+ * exclusively for the whole run: a concurrent replay skips it. */
+int acl_journal_open(struct acl_journal *j, const char *dir, struct wenf_error *e);
+
+/* Append one entry: the object (volume serial, file index: its identity),
+ * whether the runner created it, its prior DACL as SDDL, its path.  Written
+ * and flushed (FlushFileBuffers) before returning: the DACL change that
+ * follows is journalled even when the runner dies right after it. */
+int acl_journal_append(struct acl_journal *j, const BY_HANDLE_FILE_INFORMATION *id,
+		       bool created, const wchar_t *sddl, const wchar_t *path,
+		       struct wenf_error *e);
+
+/* Restore every entry of j in reverse order (the prior DACL set back on the
+ * same object; a directory the runner created removed when empty), then
+ * close and delete the journal.  Returns 0, or the first -errno (every entry
+ * is still attempted; the journal is kept, for a later replay, on failure). */
+int acl_journal_restore(struct acl_journal *j, struct wenf_error *e);
+
+/* Restore the journal file at path (UTF-16) the same way: only when its
+ * exclusive lock can be taken (a live run holds it) and only on the object
+ * the entry names (same volume serial and file index, no reparse point). */
+int acl_journal_restore_file(const wchar_t *path, struct wenf_error *e);
+
+/* The workspace's lock (dir\ws-<capability SID>.lock), taken exclusively
+ * and fail-immediately for the whole run: two runs on one workspace would
+ * each journal the DACLs they found, and the first to finish would restore
+ * away the other's ACEs while it still runs.  -EBUSY (step "acl_lock")
+ * when another run holds it.  *out is closed by the caller (the lock goes
+ * with the handle, and with a crashed process). */
+int acl_journal_workspace_lock(const char *dir, PSID cap, HANDLE *out, struct wenf_error *e);
+
+/* Replay every journal in dir that no live run holds (a crashed run's).
+ * Returns the number replayed, or -errno; a journal that fails stays. */
+int acl_journal_replay(const char *dir, struct wenf_error *e);
+
+/* ---- acl.c ------------------------------------------------------------ */
+
+/* Open path for READ_CONTROL|WRITE_DAC (plus access) with
+ * FILE_FLAG_OPEN_REPARSE_POINT|FILE_FLAG_BACKUP_SEMANTICS and refuse the
+ * handle (ELOOP, step "acl") when the object is a reparse point or the
+ * handle's final path is not path (an ancestor junction or link redirected
+ * the open).  0 and *out, *info; or -errno (ENOENT when absent). */
+int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
+		     BY_HANDLE_FILE_INFORMATION *info, struct wenf_error *e);
+
+/* The checks acl_open_checked makes on an opened handle, as pure functions
+ * (the smoke feeds them injected values): nonzero when refused. */
+bool acl_attrs_refused(DWORD attrs);
+bool acl_final_path_differs(const wchar_t *want, const wchar_t *final);
+
+/* Apply one ACE of the plan: open checked (honouring ace->absent), journal
+ * the prior DACL, merge the ACE (SetEntriesInAclW), SetSecurityInfo on the
+ * handle.  *applied is set when an ACE was applied (false: skipped absent). */
+int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+	      bool *applied, struct wenf_error *e);
+
+/* The DACL of an open handle as SDDL (LocalFree()d by the caller). */
+int acl_sddl_of(HANDLE h, wchar_t **out, struct wenf_error *e);
+
+/* Set the DACL in sddl on h (protected or not as the SDDL says). */
+int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e);
+
+/* ---- job.c ------------------------------------------------------------ */
+
+/* A job object that kills every process in it when its last handle closes
+ * (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), and, when max_procs > 0, admits at
+ * most max_procs active processes.  Breakaway is not allowed. */
+int job_create(DWORD max_procs, HANDLE *out, struct wenf_error *e);
+
+/* Tree kill: every process of the job, descendants included. */
+int job_kill(HANDLE job, UINT code);
+
+/* How many processes of the job are alive (JobObjectBasicAccountingInformation). */
+int job_active(HANDLE job, DWORD *n);
+
+/* ---- spawn.c ---------------------------------------------------------- */
+
+/* Quote argv into one command line that CommandLineToArgvW (and the MSVC
+ * runtime) splits back into exactly argv; newly allocated UTF-16.  An
+ * argument can never inject another: quotes and the backslashes before
+ * them are escaped.  -EINVAL for an empty argv. */
+int spawn_cmdline(const char *const *argv, size_t n, wchar_t **out);
+
+/* An environment block of exactly the n "KEY=VALUE" strings, sorted by
+ * name as Windows sorts one (case-insensitive ordinal), double-NUL
+ * terminated, UTF-16.  -EINVAL for an entry without a name, or two entries
+ * whose names differ only in case (one variable on Windows). */
+int spawn_envblock(const char *const *env, size_t n, wchar_t **out);
+
+struct spawn_req {
+	HANDLE token;               /* NULL: the runner's own (smoke only) */
+	HANDLE job;                 /* the process is assigned before it runs */
+	const wchar_t *app;         /* resolved executable, or NULL (from cmdline) */
+	wchar_t *cmdline;           /* CreateProcess may write into it */
+	const wchar_t *env;         /* spawn_envblock's */
+	const wchar_t *cwd;
+	HANDLE in, out, err;        /* the three handles the child gets, nothing else */
+};
+
+/* CreateProcess(AsUser)W suspended with PROC_THREAD_ATTRIBUTE_HANDLE_LIST
+ * naming exactly in/out/err (inheritable only for this call), assigned to
+ * the job, then resumed.  A process that cannot be assigned is terminated
+ * and never resumed.  *pi holds the process and thread handles. */
+int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e);
+
+/* spawn_start's two halves (the smoke observes the process between them):
+ * the process created suspended; then assigned to job (NULL: none) and
+ * resumed, or terminated when either fails (pi zeroed then). */
+int spawn_create_suspended(const struct spawn_req *r, PROCESS_INFORMATION *pi,
+			   struct wenf_error *e);
+int spawn_assign_resume(HANDLE job, PROCESS_INFORMATION *pi, struct wenf_error *e);
+
+/* ---- wfp.c ------------------------------------------------------------ */
+
+struct wfp_session {
+	HANDLE engine;  /* FWPM_SESSION_FLAG_DYNAMIC: filters die with it */
+	size_t added;
+};
+
+/* Open a dynamic session and add every filter of the plan, each matching
+ * its SID (token_plan_sid of cap, logon) through FWPM_CONDITION_ALE_USER_ID,
+ * in one transaction.  Not elevated: -EPERM, step "network", nothing added. */
+int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
+	      struct wfp_session *s, struct wenf_error *e);
+
+/* Close the session (its filters vanish). */
+void wfp_close(struct wfp_session *s);
+
+/* Whether the filtering engine can be opened at all (doctor). */
+int wfp_reachable(struct wenf_error *e);
+
+#endif
