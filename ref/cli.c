@@ -301,7 +301,7 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("%s", "run: --request FILE|- is required");
 	if (optind != argc)
 		return usage_error("run: unexpected argument '%s'", argv[optind]);
-	rc = cli_read_request(reqpath, wait_s, NULL, &req);
+	rc = cli_read_request(reqpath, wait_s, platform_path_rules(), &req);
 	if (rc)
 		return rc;
 	if (outpath) {

@@ -38,6 +38,20 @@ const char *outcome_state_name(enum outcome_kind k)
 	}
 }
 
+/* OUT-4 on Windows: the token, the ACEs and filters that were put in place. */
+static void write_enforcement_windows(struct jw *w, const struct enforcement *e)
+{
+	jw_obj_open(w, "windows");
+	jw_bool(w, "restricted_token", e->windows.restricted_token);
+	jw_bool(w, "write_restricted", e->windows.write_restricted);
+	jw_bool(w, "job_object", e->windows.job_object);
+	jw_str(w, "integrity", e->windows.integrity ? e->windows.integrity : "unknown");
+	jw_str(w, "capability_sid", e->windows.capability_sid);
+	jw_uint(w, "acl_entries", e->windows.acl_entries);
+	jw_uint(w, "wfp_filters", e->windows.wfp_filters);
+	jw_obj_close(w);
+}
+
 static void write_enforcement(struct jw *w, const struct enforcement *e)
 {
 	jw_obj_open(w, "enforcement");
@@ -52,6 +66,8 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);
+	if (e->windows.applied)
+		write_enforcement_windows(w, e);
 	jw_obj_open(w, "limits");
 	for (int i = 0; i < LIMIT_COUNT; i++) {
 		if (!e->limits[i].value) {

@@ -703,10 +703,12 @@ static int parse_finish(int rc, struct request *req, char *err)
 	return 0;
 }
 
-int request_parse_tree(const cJSON *root, const char *home, struct request *req,
+int request_parse_tree(const cJSON *root, const char *home,
+		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
-	struct pctx c = {.err = err, .home = home, .rules = &request_posix_path_rules};
+	struct pctx c = {.err = err, .home = home,
+			 .rules = rules ? rules : &request_posix_path_rules};
 
 	request_init(req);
 	err[0] = '\0';

@@ -120,6 +120,12 @@ static int line(FILE *out, const char *what, int err, bool required)
 	return err && required;
 }
 
+/* POSIX paths (request_posix_path_rules). */
+const struct request_path_rules *platform_path_rules(void)
+{
+	return NULL;
+}
+
 int platform_doctor(FILE *out)
 {
 	struct utsname u;

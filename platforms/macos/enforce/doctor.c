@@ -72,6 +72,12 @@ static void os_version(FILE *out)
 #endif
 }
 
+/* POSIX paths (request_posix_path_rules). */
+const struct request_path_rules *platform_path_rules(void)
+{
+	return NULL;
+}
+
 int platform_doctor(FILE *out)
 {
 	char why[400] = "";

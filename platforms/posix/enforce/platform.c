@@ -131,6 +131,12 @@ const char *platform_signal_name(int sig)
 	return names_signal(sig, NULL);
 }
 
+/* POSIX paths (request_posix_path_rules). */
+const struct request_path_rules *platform_path_rules(void)
+{
+	return NULL;
+}
+
 int platform_doctor(FILE *out)
 {
 	struct utsname u;

@@ -11,13 +11,6 @@
 
 #include "winseam.h"
 
-static bool under_wine(void)
-{
-	HMODULE nt = GetModuleHandleW(L"ntdll.dll");
-
-	return nt && GetProcAddress(nt, "wine_get_version") != NULL;
-}
-
 /* A token made with the usual recipe for the current directory's SID. */
 static bool doctor_token(FILE *out)
 {
@@ -89,7 +82,7 @@ static bool doctor_network(FILE *out)
 
 int platform_doctor(FILE *out)
 {
-	bool wine = under_wine(), ok;
+	bool wine = wenf_under_wine(), ok;
 
 	fprintf(out, "backend: %s\n", WINSEAM_BACKEND);
 	if (wine)

@@ -27,8 +27,11 @@
 #include <string.h>
 
 #include "names.h"
-#include "winplan_api.h"
+#include "winpath.h"
+#include "winplan.h"
 #include "winseam.h"
+
+#include <sddl.h> /* after windows.h */
 
 int winseam_fail(struct setup_error *out, const struct wenf_error *e)
 {
@@ -44,6 +47,12 @@ static int seam_fail(struct setup_error *out, const char *step, int err, const c
 
 	wenf_fail(&e, step, NULL, err, "%s", detail ? detail : "");
 	return winseam_fail(out, &e);
+}
+
+/* Windows policy paths (platforms/windows/plan/winpath.c). */
+const struct request_path_rules *platform_path_rules(void)
+{
+	return &winpath_request_rules;
 }
 
 int platform_supervisor_init(void)
@@ -198,7 +207,15 @@ int platform_prepare(const struct request *req, struct plan **out, struct setup_
 		return seam_fail(err, "plan", ENOMEM, NULL);
 	p->req = req;
 	p->enf.backend = WINSEAM_BACKEND;
-	rc = winplan_build(req, NULL, &p->wp, msg);
+	if (wenf_under_wine()) {
+		/* SETUP-1: Wine's tokens, ACLs and WFP enforce nothing; a run
+		 * there would have less enforcement than the outcome says. */
+		free(p);
+		return seam_fail(err, "unsupported", EOPNOTSUPP,
+				 "running under Wine, which does not enforce restricted tokens, "
+				 "ACLs or WFP filters: refused (a Wine run is never a Windows result)");
+	}
+	rc = winplan_build(req, &(struct winplan_opts){.temp_dir = req->temp_dir}, &p->wp, msg);
 	if (rc < 0)
 		rc = seam_fail(err, "plan", -rc, msg);
 	else
@@ -270,18 +287,38 @@ static int launch_apply(struct launch *l, struct wenf_error *e)
 		bool applied = false;
 
 		rc = acl_apply(a, token_plan_sid(a->sid, p->cap, p->logon), &l->j, &applied, e);
+		p->enf.windows.acl_entries += applied; /* OUT-4: what was set */
 	}
 	if (rc == 0 && p->wp.network_denied && !p->wp.n_filters)
 		rc = wenf_fail(e, "network", NULL, EINVAL,
 			       "the plan denies the network but names no filter: refused");
 	if (rc == 0 && p->wp.network_denied)
 		rc = wfp_apply(p->wp.filters, p->wp.n_filters, p->cap, p->logon, &l->wfp, e);
+	if (rc == 0 && p->wp.network_denied)
+		p->enf.windows.wfp_filters = (unsigned)p->wp.n_filters;
 	return rc;
 }
 
 static HANDLE os_handle(int fd)
 {
 	return (HANDLE)_get_osfhandle(fd);
+}
+
+/* OUT-4: the process runs under the plan's token inside the job. */
+static void enforcement_started(struct plan *p)
+{
+	char *sid = NULL;
+
+	p->enf.windows.applied = true;
+	p->enf.windows.restricted_token = true;
+	p->enf.windows.write_restricted = (p->wp.token.flags & WINPLAN_WRITE_RESTRICTED) != 0;
+	p->enf.windows.job_object = true;
+	p->enf.windows.integrity = "medium"; /* token.c: lowered to medium, never raised */
+	if (ConvertSidToStringSidA(p->cap, &sid)) {
+		snprintf(p->enf.windows.capability_sid, sizeof(p->enf.windows.capability_sid),
+			 "%s", sid);
+		LocalFree(sid);
+	}
 }
 
 /* The token, the job, the process (suspended, assigned, resumed). */
@@ -307,6 +344,8 @@ static int launch_start(struct launch *l, const struct launch_stdio *io, struct 
 		rc = wenf_fail(e, "spawn", NULL, EBADF, "a stdio descriptor has no OS handle");
 	if (rc == 0)
 		rc = spawn_start(&r, &l->pi, e);
+	if (rc == 0)
+		enforcement_started(p);
 	if (rc == 0) {
 		l->pid = (pid_t)l->pi.dwProcessId;
 		if (wincompat_child_add((int)l->pid, l->pi.hProcess) < 0) {

@@ -97,3 +97,10 @@ char *wenf_utf8(const wchar_t *w)
 	}
 	return s;
 }
+
+bool wenf_under_wine(void)
+{
+	HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+
+	return nt && GetProcAddress(nt, "wine_get_version") != NULL;
+}

@@ -44,6 +44,10 @@ int wenf_errno(DWORD code);
 
 /* UTF-8 -> newly allocated UTF-16 (free()), NULL on invalid UTF-8 or ENOMEM. */
 wchar_t *wenf_wide(const char *s);
+/* Running under Wine (ntdll exports wine_get_version): its restricted
+ * tokens, ACL checks for other SIDs and WFP are stubs that report success,
+ * so nothing may run there as if enforced (platform_prepare refuses). */
+bool wenf_under_wine(void);
 /* UTF-16 -> newly allocated UTF-8 (free()), NULL on failure. */
 char *wenf_utf8(const wchar_t *w);
 

@@ -2,7 +2,8 @@
 # test_ref_wine.sh REF - sandproof-ref.exe under Wine (ctest in the
 # windows cross-build, label "wine"): plumbing only, never a Windows result.
 #   - --version and --help exit 0 and print what they should;
-#   - `run` fails closed: a sandbox_setup_failure outcome with the typed
+#   - `run` fails closed (the backend refuses under Wine, which enforces
+#     nothing): a sandbox_setup_failure outcome with the typed
 #     setup_error, exit 0, and the command NEVER ran - checked on the host:
 #     the file the command would have created does not exist;
 #   - `exec` exits 125 and runs nothing either.
@@ -25,7 +26,7 @@ check "--help exits 0 with the usage" '[ $rc -eq 0 ] && echo "$out" | grep -q "u
 # The command would create $marker (Wine maps / to Z:, so the host path works).
 marker=$work/ran
 cat >"$work/req.json" <<JSON
-{"version":1,"command":["cmd","/c","echo x > Z:$marker"],"cwd":"$work",
+{"version":1,"command":["cmd","/c","echo x > Z:$marker"],"cwd":"Z:$work",
  "profile":{"filesystem":{"kind":"unrestricted"},"network":{"mode":"allow"}}}
 JSON
 "$ref" run --request "Z:$work/req.json" >"$work/out" 2>"$work/err"; rc=$?
@@ -33,6 +34,7 @@ check "run exits 0 (an outcome was written)" '[ $rc -eq 0 ]'
 check "run: kind sandbox_setup_failure" 'grep -q "\"kind\":\"sandbox_setup_failure\"" "$work/out"'
 check "run: typed setup_error step unsupported, EOPNOTSUPP" \
 	'grep -q "\"setup_error\":{\"step\":\"unsupported\",\"errno\":\"EOPNOTSUPP\"" "$work/out"'
+check "run: the refusal names Wine" 'grep -q "running under Wine" "$work/out"'
 check "run: the command never ran (no $marker on the host)" '[ ! -e "$marker" ]'
 "$ref" exec --unrestricted --network allow -- cmd /c "echo x > Z:$marker" >/dev/null 2>&1; rc=$?
 check "exec exits 125 (refused)" '[ $rc -eq 125 ]'

@@ -44,6 +44,17 @@ struct enforcement {
 	 * unified log); with seccomp_notify what "denials_reported" says. */
 	bool denials_logged;
 	struct limit_applied limits[LIMIT_COUNT];
+	/* The Windows backend ("windows-token"): what it applied to this run;
+	 * applied is false on every other backend, and the outcome then leaves
+	 * the object out. */
+	struct {
+		bool applied;
+		bool restricted_token, write_restricted, job_object;
+		const char *integrity;       /* "medium" */
+		char capability_sid[96];     /* "S-1-5-21-..." */
+		unsigned acl_entries;        /* ACEs set on objects (skipped absent ones not) */
+		unsigned wfp_filters;        /* block filters added */
+	} windows;
 };
 
 /* What the limits were seen to do in one launch (LIM-7): for each limit
@@ -147,6 +158,12 @@ void platform_limits_observe(struct launch *l, struct limit_report *r);
  * valid until the next call in the same thread. */
 const char *platform_errno_name(int err);
 const char *platform_signal_name(int sig);
+
+/* How this OS spells a policy path: the rules request parsing judges paths
+ * by (sandproof/request.h).  NULL: POSIX (request_posix_path_rules).  Every
+ * request `run` and `exec` read is parsed with them, so a path this OS
+ * would resolve to another name is refused before anything is planned. */
+const struct request_path_rules *platform_path_rules(void);
 
 /* `sandproof-ref doctor`: print what this host supports; 0 when the whole
  * contract can be enforced here, 1 when it cannot. */
