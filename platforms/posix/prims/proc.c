@@ -10,7 +10,9 @@
  * process that leaves the group escapes it; a port with a process table
  * or a subreaper does better).  leftovers is 1 when some process of the
  * group outlived the program (POSIX gives no count), maxrss_kib and
- * cpu_ms are not measured (0).
+ * cpu_ms are not measured (0).  proc_start/proc_wait/proc_kill/proc_end
+ * are the same launch in slices; inherit_stderr and keep_fds (close-on-exec
+ * cleared in the child) are honoured.
  *
  * Refused with -EOPNOTSUPP before anything starts (prims_lacks says why):
  * a hold or fault filter, a user or network namespace, private mounts. */
