@@ -405,33 +405,41 @@ int scen_child_main(int argc, char **argv)
 
 #define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
 
+/* One pair's launch: the options proc_start was given must outlive the
+ * run (proc.h), so they live in scen_run_pair's frame. */
+struct pair {
+	struct proc_opts o;
+	char *argv[9];
+	char num[32];
+	char **env;  /* the child's environment, to free */
+};
+
 /* Start `sandproof __scenario` for the pair, through the seam.  0 or
- * -errno; *h and *env (the child's environment, to free) on success. */
+ * -errno; *h on success. */
 static int pair_start(const struct scen_paths *p, const struct scen *s, const char *runner,
-		      uint64_t seed, unsigned timeout_s, char ***env, struct proc_handle **h)
+		      uint64_t seed, unsigned timeout_s, struct pair *pr, struct proc_handle **h)
 {
 	const char *self = prims_self_exe();
-	char num[32];
-	char *argv[] = {(char *)self, "__scenario", s->file, (char *)runner, num,
-			(char *)p->ref, (char *)p->probe, (char *)p->harness, NULL};
-	struct proc_opts o;
 	int rc;
 
 	if (!self)
 		return -ENOEXEC;
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)seed);
-	if (!(*env = child_env()))
+	snprintf(pr->num, sizeof(pr->num), "%llu", (unsigned long long)seed);
+	memcpy(pr->argv, (char *[]){(char *)self, "__scenario", s->file, (char *)runner, pr->num,
+				    (char *)p->ref, (char *)p->probe, (char *)p->harness, NULL},
+	       sizeof(pr->argv));
+	if (!(pr->env = child_env()))
 		return -ENOMEM;
-	proc_opts_init(&o);
-	o.argv = argv;
-	o.envp = *env;
-	o.out_limit = SCEN_RESULT_LIMIT;
-	o.inherit_stderr = true;
-	o.kill_leftovers = true;
-	o.timeout_ms = timeout_s < INT_MAX / 1000 ? (int)timeout_s * 1000 : INT_MAX;
-	if ((rc = proc_start(&o, h)) < 0) {
-		child_env_free(*env);
-		*env = NULL;
+	proc_opts_init(&pr->o);
+	pr->o.argv = pr->argv;
+	pr->o.envp = pr->env;
+	pr->o.out_limit = SCEN_RESULT_LIMIT;
+	pr->o.inherit_stderr = true;
+	pr->o.kill_leftovers = true;
+	pr->o.timeout_ms = timeout_s < INT_MAX / 1000 ? (int)timeout_s * 1000 : INT_MAX;
+	if ((rc = proc_start(&pr->o, h)) < 0) {
+		child_env_free(pr->env);
+		pr->env = NULL;
 	}
 	return rc;
 }
@@ -441,8 +449,8 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 {
 	struct proc_handle *h;
 	struct proc_result r;
-	char **env;
-	int rc = pair_start(p, s, runner, seed, timeout_s, &env, &h);
+	struct pair pr;
+	int rc = pair_start(p, s, runner, seed, timeout_s, &pr, &h);
 	bool interrupted = false;
 
 	*json = NULL;
@@ -456,7 +464,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 	 * descendant; the seam kills it and them (at the timeout, or now). */
 	proc_kill(h);
 	proc_end(h, &r);
-	child_env_free(env);
+	child_env_free(pr.env);
 	proc_kill_descendants(2000);
 	temp_sweep(r.pid);
 	if (interrupted) {

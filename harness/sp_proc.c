@@ -283,9 +283,13 @@ static int l_spawn(lua_State *L)
  * copy of the Lua state it replaces was, and it runs where fork does not
  * exist. */
 
+/* The options proc_start is given must outlive the run (proc.h): they
+ * live in the userdata with the handle. */
 struct bg {
 	struct proc_handle *h; /* NULL once waited for or collected */
-	char *blob;            /* the options, __spawn's stdin */
+	struct proc_opts o;
+	char *argv[3];
+	char *blob;            /* sp.spawn's options, __spawn's stdin */
 	char **env;
 	int keep[2];
 };
@@ -305,9 +309,8 @@ static void bg_release(struct bg *b, struct proc_result *r)
 static int bg_start(struct bg *b, const struct proc_opts *in)
 {
 	const char *self = prims_self_exe();
-	char *argv[] = {(char *)self, "__spawn", NULL};
 	int inner = in->timeout_ms > 0 ? in->timeout_ms : PROC_TIMEOUT_MS, nkeep = 0, rc;
-	struct proc_opts o;
+	struct proc_opts *o = &b->o;
 	size_t len;
 
 	if (!self)
@@ -320,19 +323,22 @@ static int bg_start(struct bg *b, const struct proc_opts *in)
 		b->keep[nkeep++] = in->userns_fd;
 	if (in->netns_fd >= 0)
 		b->keep[nkeep++] = in->netns_fd;
-	proc_opts_init(&o);
-	o.argv = argv;
-	o.envp = b->env;
-	o.stdin_data = b->blob;
-	o.stdin_len = len;
-	o.inherit_stderr = true;
-	o.keep_fds = b->keep;
-	o.n_keep_fds = nkeep;
-	o.out_limit = PROC_OUT_LIMIT + 128; /* the program's stdout and our lines */
-	o.kill_leftovers = true;
+	b->argv[0] = (char *)self;
+	b->argv[1] = "__spawn";
+	b->argv[2] = NULL;
+	proc_opts_init(o);
+	o->argv = b->argv;
+	o->envp = b->env;
+	o->stdin_data = b->blob;
+	o->stdin_len = len;
+	o->inherit_stderr = true;
+	o->keep_fds = b->keep;
+	o->n_keep_fds = nkeep;
+	o->out_limit = PROC_OUT_LIMIT + 128; /* the program's stdout and our lines */
+	o->kill_leftovers = true;
 	/* a backstop: __spawn ends its program at the program's own timeout */
-	o.timeout_ms = inner < INT_MAX - 60000 ? inner + 60000 : INT_MAX;
-	return proc_start(&o, &b->h);
+	o->timeout_ms = inner < INT_MAX - 60000 ? inner + 60000 : INT_MAX;
+	return proc_start(o, &b->h);
 }
 
 /* sp.spawn_bg(opts) -> bg | nil, msg, errno: sp.spawn in a process of its

@@ -178,8 +178,9 @@ void proc_result_free(struct proc_result *r);
  *               and frees h.  Returns what proc_run would: 0, or the first
  *               -errno of the run itself.
  *
- * Nothing answers a held call, drains a pipe or watches the timeout between
- * two proc_wait calls.  proc_run is proc_start, proc_wait(h, -1), proc_end.
+ * o, and everything it points to, must stay valid until proc_end: the run
+ * reads it throughout.  Nothing answers a held call, drains a pipe or
+ * watches the timeout between two proc_wait calls.  proc_run is proc_start, proc_wait(h, -1), proc_end.
  * proc_start: 0 and *h, or -errno (nothing started, *h NULL). */
 struct proc_handle;
 int proc_start(const struct proc_opts *o, struct proc_handle **h);
