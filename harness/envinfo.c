@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "host.h"
 #include "sandproof/prims.h"
+#include "sandproof/proc.h"
 
 /* A fact of the platform's (prims_host_facts) into the fingerprint. */
 static void add_fact(void *ctx, const char *key, const char *value, enum prims_fact_kind kind)
@@ -28,33 +28,20 @@ static void add_fact(void *ctx, const char *key, const char *value, enum prims_f
 		cJSON_AddStringToObject(o, key, value);
 }
 
-/* First line of a command's output, or "" (no shell involved). */
+/* First line of a command's output, or "" (no shell involved; argv[0]
+ * searched in PATH), through the seam. */
 static void add_cmd(cJSON *o, const char *key, char *const argv[])
 {
+	struct proc_opts po;
+	struct proc_result r;
 	char buf[256] = "";
-	int p[2];
-	pid_t pid;
 
-	if (pipe(p) < 0)
-		return;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		freopen("/dev/null", "w", stderr);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (pid > 0) {
-		ssize_t n = read(p[0], buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		waitpid(pid, NULL, 0);
-	}
-	close(p[0]);
+	proc_opts_init(&po);
+	po.argv = argv;
+	po.timeout_ms = 10000;
+	if (proc_run(&po, &r) == 0 && !r.setup_err && r.out_len)
+		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(r.out, "\n"), r.out);
+	proc_result_free(&r);
 	cJSON_AddStringToObject(o, key, buf);
 }
 

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "sandproof/store.h"
+#include "child.h"
 #include "envinfo.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
@@ -88,10 +89,10 @@ static int usage_error(const char *msg, const char *arg)
 static void paths_init(void)
 {
 	static char ref[PATH_MAX + 32], probe[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 1);
+	const char *self = prims_self_exe();
 	char *slash;
 
-	exe_dir[n > 0 ? n : 0] = '\0';
+	snprintf(exe_dir, sizeof(exe_dir), "%s", self ? self : "");
 	slash = strrchr(exe_dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -392,6 +393,7 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	prims_self_exe_init(argc > 0 ? argv[0] : NULL);
 	paths_init();
 	if (argc < 2)
 		return usage_error("no command given", NULL);
@@ -403,6 +405,11 @@ int main(int argc, char **argv)
 		printf("sandproof %s\n", SANDPROOF_VERSION);
 		return 0;
 	}
+	/* Internal (child.h): before anything of a command's own. */
+	if (!strcmp(argv[1], "__scenario"))
+		return scen_child_main(argc, argv);
+	if (!strcmp(argv[1], "__spawn"))
+		return argc == 2 ? child_spawn_main() : usage_error("__spawn: unexpected argument", argv[2]);
 	/* Everything a scenario starts stays our descendant, so nothing can
 	 * escape the tree kill after a scenario's timeout. */
 	proc_init();

@@ -10,19 +10,17 @@
 #include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "host.h"
-#include "fdpipe.h"
 #include "sandproof/prims.h"
 #include "sandproof/proc.h"
 
@@ -217,21 +215,24 @@ static char *error_json(const char *reason_in)
 	return out;
 }
 
-static _Noreturn void child(const struct scen_paths *p, const struct scen *s,
-			    const char *runner, uint64_t seed, int fd)
+/* The pair, run in this process: engine.run_one's result as JSON on fd.
+ * Returns the exit status: 0, or 3..6 (no Lua state, a Lua failure
+ * reported as an error result, the result not written). */
+static int child_run(const struct scen_paths *p, const char *file, const char *runner,
+		     uint64_t seed, int fd)
 {
 	lua_State *L = host_new(p->harness);
 	const char *out;
 	size_t len;
 
 	if (!L)
-		_exit(3);
+		return 3;
 	lua_getglobal(L, "require");
 	lua_pushstring(L, "sandproof.engine");
 	if (host_pcall(L, 1, 1) != LUA_OK)
 		goto fail;
 	lua_getfield(L, -1, "run_one");
-	lua_pushstring(L, s->file);
+	lua_pushstring(L, file);
 	lua_pushstring(L, runner);
 	lua_createtable(L, 0, 2);
 	lua_pushinteger(L, (lua_Integer)seed);
@@ -248,18 +249,16 @@ static _Noreturn void child(const struct scen_paths *p, const struct scen *s,
 	if (host_pcall(L, 1, 1) != LUA_OK)
 		goto fail;
 	out = lua_tolstring(L, -1, &len);
-	if (write(fd, out, len) != (ssize_t)len)
-		_exit(4);
-	_exit(0);
+	return write(fd, out, len) == (ssize_t)len ? 0 : 4;
 fail:
 	out = lua_tolstring(L, -1, &len);
 	{
 		char *j = error_json(out ? out : "harness: Lua failure");
 
 		if (j && write(fd, j, strlen(j)) < 0)
-			_exit(6);
+			return 6;
 	}
-	_exit(5);
+	return 5;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -366,114 +365,125 @@ int scen_interrupted(void)
 	return interrupt_sig;
 }
 
-/* The scenario process: default dispositions (the harness's interrupt
- * handler must not keep it alive), its own session, no terminal. */
-static void child_start(const struct scen_paths *p, const struct scen *s,
-			const char *runner, uint64_t seed, int fd)
+/* `sandproof __scenario FILE RUNNER SEED REF PROBE HARNESS` (child.h):
+ * the scenario process.  Started by scen_run_pair through the seam, it is
+ * already in a session of its own (no terminal for anything a scenario
+ * starts), with default signal dispositions (the harness's interrupt
+ * handler does not survive exec) and, where the OS has it, dies with the
+ * harness; it makes itself a subreaper so the orphans of what it starts
+ * stay its descendants, within the harness's tree kill.  The result goes
+ * to the stdout it was given; its own stdout becomes its stderr, so a
+ * scenario's print cannot corrupt the result. */
+int scen_child_main(int argc, char **argv)
 {
-	for (size_t i = 0; i < sizeof(interrupt_sigs) / sizeof(interrupt_sigs[0]); i++)
-		signal(interrupt_sigs[i], SIG_DFL);
-	setsid(); /* no controlling terminal for anything a scenario starts */
-	/* Best effort where the OS has them (proc.h): the scenario dies with
-	 * the harness and its orphans come back to it. */
-	proc_die_with_parent();
+	struct scen_paths p;
+	unsigned long long seed;
+	char *end;
+	int fd, rc;
+
+	if (child_check("__scenario") < 0)
+		return 2;
+	if (argc != 8 || (errno = 0, seed = strtoull(argv[4], &end, 10), errno || *end)) {
+		fprintf(stderr, "sandproof: __scenario: bad arguments\n");
+		return 2;
+	}
+	p = (struct scen_paths){.scenarios = NULL, .ref = argv[5], .probe = argv[6],
+				.harness = argv[7]};
+	fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(2, 1) < 0)
+		return 4;
+	proc_die_with_parent(); /* best effort where the OS has them (proc.h) */
 	proc_init();
-	child(p, s, runner, seed, fd);
+	rc = child_run(&p, argv[2], argv[3], (uint64_t)seed, fd);
+	/* The Lua state is not closed (its __gc would start ending what the
+	 * scenario left, which is the harness's tree kill's job): _exit, as
+	 * the forked child did, skips the exit-time work (LeakSanitizer's
+	 * report of that state among it) after a flush of what was printed. */
+	fflush(NULL);
+	_exit(rc);
 }
 
-/* Read the scenario's result from fd until EOF, timeout_s or an interrupt;
- * *buf (malloc'd, cap + 1 bytes) grows as needed.  true when stopped by
- * the time or an interrupt, not by EOF. */
-static bool pair_read(int fd, unsigned timeout_s, char **buf, size_t *len, size_t cap)
+#define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
+
+/* One pair's launch: the options proc_start was given must outlive the
+ * run (proc.h), so they live in scen_run_pair's frame. */
+struct pair {
+	struct proc_opts o;
+	char *argv[9];
+	char num[32];
+	char **env;  /* the child's environment, to free */
+};
+
+/* Start `sandproof __scenario` for the pair, through the seam.  0 or
+ * -errno; *h on success. */
+static int pair_start(const struct scen_paths *p, const struct scen *s, const char *runner,
+		      uint64_t seed, unsigned timeout_s, struct pair *pr, struct proc_handle **h)
 {
-	struct timespec t0, now;
+	const char *self = prims_self_exe();
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd pf = {fd, POLLIN, 0};
-		long left;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (long)timeout_s * 1000 - ((now.tv_sec - t0.tv_sec) * 1000 +
-						  (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0 || interrupt_sig)
-			return true;
-		/* slices: an interrupt between the check and poll() waits
-		 * at most one */
-		if (poll(&pf, 1, left < 200 ? (int)left : 200) <= 0)
-			continue;
-		if (*len == cap) {
-			char *more = realloc(*buf, cap * 2 + 1);
-
-			if (!more)
-				return false; /* the truncated JSON is reported as an error */
-			*buf = more;
-			cap *= 2;
-		}
-		n = read(fd, *buf + *len, cap - *len);
-		if (n <= 0)
-			return false;
-		*len += (size_t)n;
+	if (!self)
+		return -ENOEXEC;
+	snprintf(pr->num, sizeof(pr->num), "%llu", (unsigned long long)seed);
+	memcpy(pr->argv, (char *[]){(char *)self, "__scenario", s->file, (char *)runner, pr->num,
+				    (char *)p->ref, (char *)p->probe, (char *)p->harness, NULL},
+	       sizeof(pr->argv));
+	if (!(pr->env = child_env()))
+		return -ENOMEM;
+	proc_opts_init(&pr->o);
+	pr->o.argv = pr->argv;
+	pr->o.envp = pr->env;
+	pr->o.out_limit = SCEN_RESULT_LIMIT;
+	pr->o.inherit_stderr = true;
+	pr->o.kill_leftovers = true;
+	pr->o.timeout_ms = timeout_s < INT_MAX / 1000 ? (int)timeout_s * 1000 : INT_MAX;
+	if ((rc = proc_start(&pr->o, h)) < 0) {
+		child_env_free(pr->env);
+		pr->env = NULL;
 	}
+	return rc;
 }
 
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json)
 {
-	int pfd[2], st = 0, rc;
-	size_t len = 0;
-	char *buf = malloc(65536 + 1);
-	pid_t pid;
-	bool timed_out;
+	struct proc_handle *h;
+	struct proc_result r;
+	struct pair pr;
+	int rc = pair_start(p, s, runner, seed, timeout_s, &pr, &h);
+	bool interrupted = false;
 
-	if (!buf)
-		return -ENOMEM;
-	if ((rc = fdpipe_open(pfd, O_CLOEXEC)) < 0) {
-		free(buf);
+	*json = NULL;
+	if (rc < 0)
 		return rc;
-	}
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		free(buf);
-		return rc;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		child_start(p, s, runner, seed, pfd[1]);
-	}
-	close(pfd[1]);
-	timed_out = pair_read(pfd[0], timeout_s, &buf, &len, 65536);
-	close(pfd[0]);
-	if (timed_out) {
-		/* The child is a subreaper: its session's processes are its
-		 * descendants; kill it and everything it left behind. */
-		kill(pid, SIGKILL);
-	}
-	waitpid(pid, &st, 0);
+	/* slices: an interrupt between the check and the wait waits at most one */
+	while (!proc_wait(h, 200))
+		if ((interrupted = interrupt_sig != 0))
+			break;
+	/* The scenario process is a subreaper: what it started is its
+	 * descendant; the seam kills it and them (at the timeout, or now). */
+	proc_kill(h);
+	proc_end(h, &r);
+	child_env_free(pr.env);
 	proc_kill_descendants(2000);
-	temp_sweep(pid);
-	buf[len] = '\0';
-	if (timed_out && interrupt_sig) {
-		free(buf);
-		*json = NULL;
+	temp_sweep(r.pid);
+	if (interrupted) {
+		proc_result_free(&r);
 		return -EINTR;
 	}
-	if (timed_out) {
+	if (r.timed_out) {
 		char why[96];
 
-		free(buf);
 		snprintf(why, sizeof(why), "scenario timed out after %u s", timeout_s);
 		*json = error_json(why);
-	} else if (len == 0) {
-		free(buf);
-		*json = error_json(WIFSIGNALED(st) ? "scenario process died (signal) without a result"
-						   : "scenario process exited without a result");
+	} else if (r.out_len == 0 || r.out_truncated) {
+		*json = error_json(r.out_truncated ? "scenario result larger than the bound"
+			: r.term_signal ? "scenario process died (signal) without a result"
+					: "scenario process exited without a result");
 	} else {
-		*json = buf;
+		*json = r.out;
+		r.out = NULL;
 	}
+	proc_result_free(&r);
 	return *json ? 0 : -ENOMEM;
 }

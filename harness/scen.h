@@ -1,7 +1,9 @@
 /* scen.h - scenario discovery and the per-pair child process.
  *
  * The harness parent never runs scenario code itself: each (scenario,
- * runner) pair runs in a forked child with its own Lua state, which hands
+ * runner) pair runs in a process of its own - the harness's executable
+ * re-run as `sandproof __scenario` (no fork of the harness, so the model
+ * holds where there is no fork) - with its own Lua state, which hands
  * back one JSON result line.  A crash, a hang past the timeout or a stray
  * process of a scenario is then the child's problem, turned into verdict
  * `error` by the parent, and the run goes on. */
@@ -49,11 +51,13 @@ int scen_runner_known(const struct scen_paths *p, const char *name);
  * launches slow).  An explicit --timeout is not scaled. */
 unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name);
 
-/* Run one pair in a child; *json receives the result (malloc'd JSON object
+/* Run one pair in a scenario process (`sandproof __scenario`, child.h,
+ * started through the primitives seam); *json receives the result (malloc'd JSON object
  * with verdict, observed, expected, reason, attempts, windows_hit,
  * min_power, duration_ms, evidence[]), or a synthesized error result when
- * the child crashed or passed timeout_s.  0, -ENOMEM, -errno of pipe or
- * fork, or -EINTR after an interrupt (scen_interrupt_install). */
+ * the child crashed or passed timeout_s.  0, -ENOMEM, -errno of the
+ * launch (-ENOEXEC: our own executable is unknown, prims_self_exe), or
+ * -EINTR after an interrupt (scen_interrupt_install). */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
 
@@ -64,6 +68,10 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
  * killed, its temp directories removed) and scen_run_pair returns -EINTR
  * with no result. */
 int scen_interrupt_install(void);
+
+/* `sandproof __scenario ...` (child.h), given main's argc and argv;
+ * returns the exit status (2: not started by a harness, bad arguments). */
+int scen_child_main(int argc, char **argv);
 int scen_interrupted(void);
 
 /* Remove the scenario temp directories (both prims_temp_root()s,

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandproof/proc.h"
 #include "sandproof/store.h"
 #include "envinfo.h"
 #include "runlog.h"
@@ -85,20 +85,28 @@ static const char *extra_runner(const char *list, size_t r)
 	return buf;
 }
 
+/* `sandproof-ref doctor`, through the seam: its report passed on to our
+ * stdout and stderr.  Its exit status, 1 when it did not exit, or -errno
+ * when it could not be started. */
 static int doctor(const struct scen_paths *p)
 {
-	int st;
-	pid_t pid = fork();
+	char *argv[] = {(char *)p->ref, "doctor", NULL};
+	struct proc_opts o;
+	struct proc_result r;
+	int rc;
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		execl(p->ref, p->ref, "doctor", (char *)NULL);
-		_exit(127);
+	proc_opts_init(&o);
+	o.argv = argv;
+	o.timeout_ms = 60000;
+	rc = proc_run(&o, &r);
+	if (rc == 0) {
+		fwrite(r.out, 1, r.out_len, stdout);
+		fflush(stdout);
+		fwrite(r.err, 1, r.err_len, stderr);
+		rc = r.setup_err ? -r.setup_err : r.exited ? r.exit_code : 1;
 	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	proc_result_free(&r);
+	return rc;
 }
 
 /* What a failing result of class impact is called on a smoke line. */

@@ -2,16 +2,14 @@
  * and fault), spawn_bg, swap, swapper, census.  C owns the processes, the
  * descriptors and the timing; Lua composes them. */
 #include <errno.h>
-#include <fcntl.h>
 #include <lauxlib.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "fdpipe.h"
+#include "child.h"
 #include "host.h"
 #include "sandproof/census.h"
 #include "sandproof/lab.h"
@@ -271,85 +269,121 @@ static int l_spawn(lua_State *L)
 	return 1;
 }
 
-/* ---- background spawn: a child process runs sp.spawn, result comes back
- * through a pipe as JSON-free "key=value" lines (small, no parser needed) */
+/* ---- background spawn: `sandproof __spawn` (child.h), started through
+ * the seam without waiting, runs the blocking sp.spawn and hands back
+ * "key=value" lines and the stdout bytes (small, no parser needed).
+ *
+ * Why a process of its own and not a thread running proc_run: a run's
+ * leftover count and tree kill cover every descendant of the process that
+ * started it that is not of an earlier run (proc.h), so two runs in one
+ * process would count, and kill, each other's processes; the hold and
+ * fault filter needs its parent answering at every moment, which a
+ * blocked Lua state cannot; and proc.h is for single-threaded callers.
+ * As a process, the background run is a subtree of its own, as the forked
+ * copy of the Lua state it replaces was, and it runs where fork does not
+ * exist. */
 
+/* The options proc_start is given must outlive the run (proc.h): they
+ * live in the userdata with the handle. */
 struct bg {
-	pid_t pid;
-	int fd;
+	struct proc_handle *h; /* NULL once waited for or collected */
+	struct proc_opts o;
+	char *argv[3];
+	char *blob;            /* sp.spawn's options, __spawn's stdin */
+	char **env;
+	int keep[2];
 };
 
-/* sp.spawn_bg(opts) -> bg | nil, msg, errno: sp.spawn in a child process;
- * bg:wait() -> {code, signal, stdout}.  opts are checked here, in the
+static void bg_release(struct bg *b, struct proc_result *r)
+{
+	proc_end(b->h, r);
+	b->h = NULL;
+	free(b->blob);
+	b->blob = NULL;
+	child_env_free(b->env);
+	b->env = NULL;
+}
+
+/* Start __spawn for o on a bg (on the stack, as userdata, already).
+ * 0 or -errno. */
+static int bg_start(struct bg *b, const struct proc_opts *in)
+{
+	const char *self = prims_self_exe();
+	int inner = in->timeout_ms > 0 ? in->timeout_ms : PROC_TIMEOUT_MS, nkeep = 0, rc;
+	struct proc_opts *o = &b->o;
+	size_t len;
+
+	if (!self)
+		return -ENOEXEC;
+	if ((rc = child_spawn_encode(in, &b->blob, &len)) < 0)
+		return rc;
+	if (!(b->env = child_env()))
+		return -ENOMEM;
+	if (in->userns_fd >= 0)
+		b->keep[nkeep++] = in->userns_fd;
+	if (in->netns_fd >= 0)
+		b->keep[nkeep++] = in->netns_fd;
+	b->argv[0] = (char *)self;
+	b->argv[1] = "__spawn";
+	b->argv[2] = NULL;
+	proc_opts_init(o);
+	o->argv = b->argv;
+	o->envp = b->env;
+	o->stdin_data = b->blob;
+	o->stdin_len = len;
+	o->inherit_stderr = true;
+	o->keep_fds = b->keep;
+	o->n_keep_fds = nkeep;
+	o->out_limit = PROC_OUT_LIMIT + 128; /* the program's stdout and our lines */
+	o->kill_leftovers = true;
+	/* a backstop: __spawn ends its program at the program's own timeout */
+	o->timeout_ms = inner < INT_MAX - 60000 ? inner + 60000 : INT_MAX;
+	return proc_start(o, &b->h);
+}
+
+/* sp.spawn_bg(opts) -> bg | nil, msg, errno: sp.spawn in a process of its
+ * own; bg:wait() -> {code, signal, stdout}.  opts are checked here, in the
  * caller (misuse raises before anything starts); a hold action would run
- * in the child, out of the caller's reach: refused. */
+ * in the other process, out of the caller's reach: refused. */
 static int l_spawn_bg(lua_State *L)
 {
 	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[PROC_MAX_HOLD + 1];
 	struct proc_opts o;
 	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	struct bg *b;
-	int p[2], rc;
-	pid_t pid;
+	int rc;
 
 	spawn_opts(L, "sp.spawn_bg", &o, argv, envp, hold, &hc);
 	if (hc.fn_ref != LUA_NOREF) {
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
 	}
-	if ((rc = fdpipe_open(p, O_CLOEXEC)) < 0)
-		return sp_fail(L, -rc, "pipe");
-	pid = fork();
-	if (pid < 0)
-		return sp_fail(L, errno, "fork");
-	if (pid == 0) {
-		close(p[0]);
-		lua_pushcfunction(L, l_spawn);
-		lua_pushvalue(L, 1);
-		if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
-			lua_getfield(L, -1, "code");
-			dprintf(p[1], "code=%d\n", (int)luaL_optinteger(L, -1, -1));
-			lua_getfield(L, -2, "signal");
-			dprintf(p[1], "signal=%d\n", (int)luaL_optinteger(L, -1, 0));
-			lua_getfield(L, -3, "stdout");
-			size_t n;
-			const char *s = lua_tolstring(L, -1, &n);
-
-			dprintf(p[1], "stdout=%zu\n", n);
-			if (write(p[1], s, n) < 0)
-				_exit(1);
-		}
-		_exit(0);
-	}
-	close(p[1]);
 	b = lua_newuserdatauv(L, sizeof(*b), 0);
-	b->pid = pid;
-	b->fd = p[0];
+	memset(b, 0, sizeof(*b));
 	luaL_setmetatable(L, BG_MT);
+	if ((rc = bg_start(b, &o)) < 0) {
+		free(b->blob);
+		b->blob = NULL;
+		child_env_free(b->env);
+		b->env = NULL;
+		return sp_fail(L, -rc, "spawn_bg");
+	}
 	return 1;
 }
 
 static int bg_wait(lua_State *L)
 {
 	struct bg *b = luaL_checkudata(L, 1, BG_MT);
-	luaL_Buffer buf;
-	char chunk[4096];
-	ssize_t n;
+	struct proc_result r;
 	int code = -1, sig = 0;
 	size_t outlen = 0;
-	const char *all, *nl;
+	const char *nl;
 
-	if (b->pid <= 0)
+	if (!b->h)
 		return luaL_error(L, "sp.bg: already waited for");
-	luaL_buffinit(L, &buf);
-	while ((n = read(b->fd, chunk, sizeof(chunk))) > 0)
-		luaL_addlstring(&buf, chunk, (size_t)n);
-	luaL_pushresult(&buf);
-	close(b->fd);
-	waitpid(b->pid, NULL, 0);
-	b->pid = -1;
-	all = lua_tostring(L, -1);
-	sscanf(all, "code=%d\nsignal=%d\nstdout=%zu\n", &code, &sig, &outlen);
+	proc_wait(b->h, -1);
+	bg_release(b, &r);
+	sscanf(r.out, "code=%d\nsignal=%d\nstdout=%zu\n", &code, &sig, &outlen);
 	lua_createtable(L, 0, 3);
 	if (code >= 0) {
 		lua_pushinteger(L, code);
@@ -359,26 +393,29 @@ static int bg_wait(lua_State *L)
 		lua_pushinteger(L, sig);
 		lua_setfield(L, -2, "signal");
 	}
-	nl = all;
+	nl = r.out;
 	for (int i = 0; i < 3 && nl; i++) {
 		nl = strchr(nl, '\n');
 		if (nl)
 			nl++;
 	}
-	lua_pushstring(L, nl ? nl : "");
+	lua_pushlstring(L, nl ? nl : "", nl ? r.out_len - (size_t)(nl - r.out) : 0);
 	lua_setfield(L, -2, "stdout");
+	proc_result_free(&r);
 	return 1;
 }
 
+/* Collected unwaited: the background run and everything it started are
+ * killed (proc_kill: the __spawn process, its program and their tree). */
 static int bg_gc(lua_State *L)
 {
 	struct bg *b = luaL_checkudata(L, 1, BG_MT);
+	struct proc_result r;
 
-	if (b->pid > 0) {
-		close(b->fd);
-		kill(b->pid, SIGKILL); /* ours: forked above, not yet reaped */
-		waitpid(b->pid, NULL, 0);
-		b->pid = -1;
+	if (b->h) {
+		proc_kill(b->h);
+		bg_release(b, &r);
+		proc_result_free(&r);
 	}
 	return 0;
 }

@@ -9,6 +9,16 @@
 #ifndef SANDPROOF_PRIMS_H
 #define SANDPROOF_PRIMS_H
 
+/* The running program's own executable, for re-running it (the harness
+ * starts each scenario process as `sandproof __scenario ...`, never by
+ * fork alone, so the same model runs where there is no fork).
+ * prims_self_exe_init(argv0) is called once, first, in main: where the OS
+ * cannot name the executable (posix) argv[0] is resolved then, as a path
+ * or through PATH, before anything changes the working directory.
+ * prims_self_exe() is an absolute path, or NULL when it is not known. */
+void prims_self_exe_init(const char *argv0);
+const char *prims_self_exe(void);
+
 /* "linux", "posix", ...: the OS tag results are recorded under. */
 const char *prims_os_name(void);
 

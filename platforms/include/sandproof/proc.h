@@ -64,6 +64,7 @@
 #define PROC_TIMEOUT_MS 30000      /* default timeout */
 #define PROC_DRAIN_MS 200          /* default wait for EOF after exit */
 #define PROC_MAX_HOLD 64           /* syscalls in one hold list */
+#define PROC_MAX_KEEP 8            /* descriptors in one keep_fds list */
 
 /* The hold action.  Runs in the caller while call number k (1-based) of a
  * held syscall, made by pid (in the caller's pid namespace; 0 if not
@@ -84,6 +85,11 @@ struct proc_opts {
 	int timeout_ms;           /* <= 0: PROC_TIMEOUT_MS */
 	int drain_ms;             /* <= 0: PROC_DRAIN_MS */
 	bool kill_leftovers;      /* kill the tree when the program exits too */
+	bool inherit_stderr;      /* the program's stderr is the caller's, not
+				     captured (err stays empty) */
+	const int *keep_fds;      /* descriptors (>= 3) the program inherits at
+				     their numbers; every other one is closed */
+	int n_keep_fds;           /* 0..PROC_MAX_KEEP */
 
 	int userns_fd;            /* -1: none; joined first */
 	int netns_fd;             /* -1: none; joined second */
@@ -121,6 +127,7 @@ struct proc_result {
 	char setup_step[32];  /* "setns user", "mount private", "seccomp",
 				 "exec", ... */
 	uint64_t duration_ms; /* start to end of the program */
+	pid_t pid;            /* the program's process id; 0 if none started */
 	long maxrss_kib;      /* the kernel's peak resident size of the program
 				 and of every descendant reaped below it */
 	uint64_t cpu_ms;      /* their CPU time, user + system */
@@ -152,6 +159,34 @@ struct proc_result {
 int proc_run(const struct proc_opts *o, struct proc_result *r);
 
 void proc_result_free(struct proc_result *r);
+
+/* The same launch without waiting, for a caller that must stay responsive
+ * (the harness's scenario processes, sp.spawn_bg):
+ *
+ *   proc_start  starts the program as proc_run does and returns once its
+ *               stdin_data is written in full (or the program closed its
+ *               stdin, or ended) and a notification listener is taken:
+ *               give stdin only to a program that reads it first;
+ *   proc_wait   advances the run for up to wait_ms (< 0: to its end):
+ *               captures output, answers the filter, kills the tree at the
+ *               timeout.  1 when the run is over (the program ended and its
+ *               output is drained, or it was killed), 0 when wait_ms passed;
+ *   proc_kill   kills the run now as at the timeout (timed_out stays false)
+ *               and reaps the program;
+ *   proc_end    kills the run if it is not over, then counts and (with
+ *               kill_leftovers) ends the leftovers as proc_run does, fills r
+ *               and frees h.  Returns what proc_run would: 0, or the first
+ *               -errno of the run itself.
+ *
+ * o, and everything it points to, must stay valid until proc_end: the run
+ * reads it throughout.  Nothing answers a held call, drains a pipe or
+ * watches the timeout between two proc_wait calls.  proc_run is proc_start, proc_wait(h, -1), proc_end.
+ * proc_start: 0 and *h, or -errno (nothing started, *h NULL). */
+struct proc_handle;
+int proc_start(const struct proc_opts *o, struct proc_handle **h);
+int proc_wait(struct proc_handle *h, int wait_ms);
+void proc_kill(struct proc_handle *h);
+int proc_end(struct proc_handle *h, struct proc_result *r);
 
 /* Make the calling process a child subreaper, so orphans of anything it
  * starts re-parent to it instead of escaping to init.  0 or -errno

@@ -1,10 +1,28 @@
 /* prims.c - the Linux answers of prims.h (the names: common/prims_common.c). */
 #include "sandproof/prims.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kfacts.h"
+
+static char self_exe[PATH_MAX];
+
+/* /proc/self/exe names the executable whatever argv[0] says. */
+void prims_self_exe_init(const char *argv0)
+{
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+
+	(void)argv0;
+	self_exe[n > 0 ? n : 0] = '\0';
+}
+
+const char *prims_self_exe(void)
+{
+	return self_exe[0] == '/' ? self_exe : NULL;
+}
 
 const char *prims_os_name(void)
 {

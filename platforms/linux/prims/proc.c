@@ -119,6 +119,11 @@ static int proc_validate(const struct proc_opts *o)
 		return -EINVAL;
 	if (o->hold_comm && (!*o->hold_comm || strlen(o->hold_comm) > 15))
 		return -EINVAL;
+	if (o->n_keep_fds < 0 || o->n_keep_fds > PROC_MAX_KEEP || (o->n_keep_fds && !o->keep_fds))
+		return -EINVAL;
+	for (int i = 0; i < o->n_keep_fds; i++)
+		if (o->keep_fds[i] < 3 || fcntl(o->keep_fds[i], F_GETFD) < 0)
+			return -EINVAL;
 	return 0;
 }
 
@@ -137,6 +142,14 @@ struct proc_run {
 	struct proc_buf bout, berr;
 	uint64_t start, deadline, drain_end;
 	size_t fed;       /* stdin bytes written */
+	bool over;        /* the program is reaped and the loop is done */
+	int rc;           /* the first -errno of the loop itself */
+};
+
+/* What proc_start hands out: the run and its result so far. */
+struct proc_handle {
+	struct proc_run s;
+	struct proc_result r;
 };
 
 static void proc_close(int *fd)
@@ -202,13 +215,26 @@ static int proc_poll_fill(const struct proc_run *s, struct pollfd *p, uint64_t n
 }
 
 /* Write what the pipe takes of the rest of stdin; close it when all is in
- * or the program closed its end. */
+ * or the program closed its end.  SIGPIPE is blocked around the write: a
+ * program that closes its stdin early must not kill the caller; one raised
+ * by our write after an EPIPE is consumed before the mask is restored. */
 static void proc_stdin_feed(struct proc_run *s)
 {
 	const struct proc_opts *o = s->o;
-	ssize_t n = write(s->in[1], (const char *)o->stdin_data + s->fed,
-			  o->stdin_len - s->fed);
+	sigset_t pipe_set, old_mask;
+	ssize_t n;
 
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old_mask);
+	n = write(s->in[1], (const char *)o->stdin_data + s->fed, o->stdin_len - s->fed);
+	if (!sigismember(&old_mask, SIGPIPE)) {
+		struct timespec zero = {0, 0};
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (n > 0)
 		s->fed += (size_t)n;
 	if ((n < 0 && errno != EAGAIN && errno != EINTR) || s->fed == o->stdin_len)
@@ -273,19 +299,16 @@ static int proc_dispatch(struct proc_run *s, struct proc_result *r,
 	return 0;
 }
 
-/* Run the program to its end (or the timeout), answering the filter and
- * draining its output.  0, or the first -errno of the loop itself. */
-static int proc_loop(struct proc_run *s, struct proc_result *r)
+/* Advance the run until it is over or until (a proc_now_ms() time) comes;
+ * with startup, also until stdin is all written and the listener taken.
+ * Returns s->over.  A failure of the loop itself (kept in s->rc) kills the
+ * run, as the timeout does. */
+static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t until,
+			 bool startup)
 {
-	const struct proc_opts *o = s->o;
-	int timeout = o->timeout_ms > 0 ? o->timeout_ms : PROC_TIMEOUT_MS;
-	int rc = 0, e;
+	int e;
 
-	s->start = proc_now_ms();
-	s->deadline = s->start + (uint64_t)timeout;
-	if (o->stdin_len == 0)
-		proc_close(&s->in[1]);
-	for (;;) {
+	while (!s->over) {
 		struct pollfd p[5];
 		uint64_t now = proc_now_ms();
 		int np, wait;
@@ -299,23 +322,30 @@ static int proc_loop(struct proc_run *s, struct proc_result *r)
 			break;
 		if (!s->reaped && s->f.notify && s->lfd == -1 &&
 		    (e = proc_listener_take(s)) < 0) {
-			rc = e;
+			s->rc = e;
 			proc_kill_run(s, r);
 			break;
 		}
+		if (startup && s->in[1] < 0 && !(s->f.notify && s->lfd == -1))
+			return false;
+		if (now >= until)
+			return false;
 		np = proc_poll_fill(s, p, now, &wait);
+		if ((uint64_t)wait > until - now)
+			wait = (int)(until - now);
 		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR) {
-			rc = -errno;
+			s->rc = -errno;
 			proc_kill_run(s, r);
 			break;
 		}
 		for (int i = 0; i < np; i++)
-			if (p[i].revents && (e = proc_dispatch(s, r, &p[i])) < 0 && !rc)
-				rc = e;
+			if (p[i].revents && (e = proc_dispatch(s, r, &p[i])) < 0 && !s->rc)
+				s->rc = e;
 	}
 	if (!s->reaped)
 		proc_reap_wait(s, r);
-	return rc;
+	s->over = true;
+	return true;
 }
 
 /* Everything the run needs before fork: the filter, the shared page, the
@@ -340,7 +370,7 @@ static int proc_prepare(struct proc_run *s)
 	}
 	s->shm->listener = -1;
 	if (pipe2(s->in, O_CLOEXEC) < 0 || pipe2(s->out, O_CLOEXEC) < 0 ||
-	    pipe2(s->err, O_CLOEXEC) < 0)
+	    (!o->inherit_stderr && pipe2(s->err, O_CLOEXEC) < 0))
 		return -errno;
 	/* Processes that exist before the run are never the run's to kill. */
 	return proc_children(&s->pre, &s->npre);
@@ -351,7 +381,8 @@ static int proc_fork(struct proc_run *s)
 {
 	struct proc_plan plan = {
 		.o = s->o, .f = s->filtered ? &s->f : NULL, .shm = s->shm,
-		.parent = getpid(), .fds = {s->in[0], s->out[1], s->err[1]},
+		.parent = getpid(),
+		.fds = {s->in[0], s->out[1], s->o->inherit_stderr ? 2 : s->err[1]},
 	};
 	int rc;
 
@@ -375,7 +406,8 @@ static int proc_fork(struct proc_run *s)
 	}
 	fcntl(s->in[1], F_SETFL, O_NONBLOCK);
 	fcntl(s->out[0], F_SETFL, O_NONBLOCK);
-	fcntl(s->err[0], F_SETFL, O_NONBLOCK);
+	if (s->err[0] >= 0)
+		fcntl(s->err[0], F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
@@ -402,36 +434,6 @@ static void proc_leftovers(struct proc_run *s, struct proc_result *r)
 	}
 }
 
-/* Fork, run and wait, with SIGPIPE blocked: a program that closes its
- * stdin early must not kill the harness with SIGPIPE; one raised by our
- * write after an EPIPE is consumed before the mask is restored. */
-static int proc_execute(struct proc_run *s, struct proc_result *r)
-{
-	sigset_t pipe_set, old_mask;
-	int rc;
-
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe_set, &old_mask);
-	rc = proc_fork(s);
-	if (rc == 0) {
-		rc = proc_loop(s, r);
-		if (s->shm->err) {
-			r->setup_err = s->shm->err;
-			snprintf(r->setup_step, sizeof(r->setup_step), "%s", s->shm->step);
-		}
-		proc_leftovers(s, r);
-	}
-	if (!sigismember(&old_mask, SIGPIPE)) {
-		struct timespec zero = {0, 0};
-
-		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-			;
-	}
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	return rc;
-}
-
 /* Hand the captured output to r and release everything the run held. */
 static void proc_finish(struct proc_run *s, struct proc_result *r)
 {
@@ -455,22 +457,91 @@ static void proc_finish(struct proc_run *s, struct proc_result *r)
 	free(s->f.prog.filter);
 }
 
+int proc_start(const struct proc_opts *o, struct proc_handle **hp)
+{
+	struct proc_handle *h;
+	struct proc_run *s;
+	int rc;
+
+	if (!hp)
+		return -EINVAL;
+	*hp = NULL;
+	if (!o)
+		return -EINVAL;
+	if ((rc = proc_validate(o)) < 0)
+		return rc;
+	if (!(h = calloc(1, sizeof(*h))))
+		return -ENOMEM;
+	s = &h->s;
+	*s = (struct proc_run){.o = o, .pidfd = -1, .lfd = -1,
+			       .in = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}};
+	rc = proc_prepare(s);
+	if (rc == 0)
+		rc = proc_fork(s);
+	if (rc < 0) {
+		proc_finish(s, &h->r);
+		proc_result_free(&h->r);
+		free(h);
+		return rc;
+	}
+	h->r.pid = s->pid;
+	s->start = proc_now_ms();
+	s->deadline = s->start + (uint64_t)(o->timeout_ms > 0 ? o->timeout_ms : PROC_TIMEOUT_MS);
+	if (o->stdin_len == 0)
+		proc_close(&s->in[1]);
+	proc_advance(s, &h->r, UINT64_MAX, true);
+	*hp = h;
+	return 0;
+}
+
+int proc_wait(struct proc_handle *h, int wait_ms)
+{
+	uint64_t until = wait_ms < 0 ? UINT64_MAX : proc_now_ms() + (uint64_t)wait_ms;
+
+	return proc_advance(&h->s, &h->r, until, false) ? 1 : 0;
+}
+
+void proc_kill(struct proc_handle *h)
+{
+	if (h->s.over)
+		return;
+	proc_kill_run(&h->s, &h->r);
+	if (!h->s.reaped)
+		proc_reap_wait(&h->s, &h->r);
+	h->s.over = true;
+}
+
+int proc_end(struct proc_handle *h, struct proc_result *r)
+{
+	struct proc_run *s = &h->s;
+	int rc;
+
+	proc_kill(h);
+	if (s->shm->err) {
+		h->r.setup_err = s->shm->err;
+		snprintf(h->r.setup_step, sizeof(h->r.setup_step), "%s", s->shm->step);
+	}
+	proc_leftovers(s, &h->r);
+	proc_finish(s, &h->r);
+	*r = h->r;
+	rc = s->rc;
+	free(h);
+	return rc;
+}
+
 int proc_run(const struct proc_opts *o, struct proc_result *r)
 {
-	struct proc_run s = {.o = o, .pidfd = -1, .lfd = -1,
-			     .in = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}};
+	struct proc_handle *h;
 	int rc;
 
 	if (!r)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	if (!o)
-		return -EINVAL;
-	if ((rc = proc_validate(o)) < 0)
+	if ((rc = proc_start(o, &h)) < 0) {
+		r->out = strdup("");
+		r->err = strdup("");
 		return rc;
-	rc = proc_prepare(&s);
-	if (rc == 0)
-		rc = proc_execute(&s, r);
-	proc_finish(&s, r);
-	return rc;
+	}
+	proc_wait(h, -1);
+	return proc_end(h, r);
 }

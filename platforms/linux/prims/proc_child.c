@@ -91,6 +91,28 @@ static void proc_child_stdio(const struct proc_plan *p)
 			proc_fail(shm, "dup2", errno);
 }
 
+/* Close every descriptor above 2 but keep_fds, which lose close-on-exec:
+ * the program inherits exactly its stdio and what the caller named. */
+static void proc_child_close(const struct proc_opts *o, struct proc_shm *shm)
+{
+	unsigned int lo = 3;
+
+	for (;;) {
+		unsigned int next = ~0U;
+
+		for (int i = 0; i < o->n_keep_fds; i++)
+			if ((unsigned int)o->keep_fds[i] >= lo && (unsigned int)o->keep_fds[i] < next)
+				next = (unsigned int)o->keep_fds[i];
+		if (next > lo && close_range(lo, next == ~0U ? ~0U : next - 1, 0) < 0)
+			proc_fail(shm, "close_range", errno);
+		if (next == ~0U)
+			return;
+		if (fcntl((int)next, F_SETFD, 0) < 0)
+			proc_fail(shm, "keep fd", errno);
+		lo = next + 1;
+	}
+}
+
 /* Join the namespaces, the private mounts and the working directory the
  * options ask for; then only 0-2 stay open and every signal is default
  * and unblocked. */
@@ -112,8 +134,7 @@ static void proc_child_enter(const struct proc_plan *p)
 		proc_private_mounts(shm);
 	if (o->cwd && chdir(o->cwd) < 0)
 		proc_fail(shm, "chdir", errno);
-	if (close_range(3, ~0U, 0) < 0)
-		proc_fail(shm, "close_range", errno);
+	proc_child_close(o, shm);
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);

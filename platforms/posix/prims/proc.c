@@ -10,7 +10,9 @@
  * process that leaves the group escapes it; a port with a process table
  * or a subreaper does better).  leftovers is 1 when some process of the
  * group outlived the program (POSIX gives no count), maxrss_kib and
- * cpu_ms are not measured (0).
+ * cpu_ms are not measured (0).  proc_start/proc_wait/proc_kill/proc_end
+ * are the same launch in slices; inherit_stderr and keep_fds (close-on-exec
+ * cleared in the child) are honoured.
  *
  * Refused with -EOPNOTSUPP before anything starts (prims_lacks says why):
  * a hold or fault filter, a user or network namespace, private mounts. */
@@ -41,6 +43,15 @@ struct prun {
 	int in, out, err, rep;  /* our ends: stdin, stdout, stderr, exec report */
 	size_t fed;
 	struct pbuf bo, be;
+};
+
+/* What proc_start hands out: the run, its result so far, where it stands. */
+struct proc_handle {
+	struct prun s;
+	struct proc_result r;
+	uint64_t t0;
+	bool over;    /* the program is reaped, its output drained */
+	bool killed;  /* proc_kill ended it: nothing of it is a leftover */
 };
 
 int proc_init(void)
@@ -110,8 +121,12 @@ static void child(const struct prun *s, int in, int out, int err, int rep)
 	const char *step = "stdio";
 	int e;
 
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || (err != 2 && dup2(err, 2) < 0))
 		goto fail;
+	step = "keep fd";
+	for (int i = 0; i < s->o->n_keep_fds; i++)
+		if (fcntl(s->o->keep_fds[i], F_SETFD, 0) < 0)
+			goto fail;
 	step = "setsid";
 	if (setsid() < 0)
 		goto fail;
@@ -137,14 +152,14 @@ static int start(struct prun *s)
 
 	if (rc == 0)
 		rc = pipe_cloexec(out);
-	if (rc == 0)
+	if (rc == 0 && !s->o->inherit_stderr)
 		rc = pipe_cloexec(err);
 	if (rc == 0)
 		rc = pipe_cloexec(rep);
 	if (rc == 0 && (s->pid = fork()) < 0)
 		rc = -errno;
 	if (rc == 0 && s->pid == 0)
-		child(s, in[0], out[1], err[1], rep[1]);
+		child(s, in[0], out[1], s->o->inherit_stderr ? 2 : err[1], rep[1]);
 	s->in = in[1], s->out = out[0], s->err = err[0], s->rep = rep[0];
 	for (int *fd = (int[]){in[0], out[1], err[1], rep[1]}, i = 0; i < 4; i++)
 		if (fd[i] >= 0)
@@ -158,10 +173,17 @@ static int start(struct prun *s)
 	return rc;
 }
 
+/* A program that closes its stdin early must turn our write into EPIPE,
+ * not kill the caller: SIGPIPE is ignored around it (the child restores
+ * the default). */
 static void feed(struct prun *s)
 {
-	ssize_t n = write(s->in, (const char *)s->o->stdin_data + s->fed,
-			  s->o->stdin_len - s->fed);
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	ssize_t n;
+
+	sigaction(SIGPIPE, &ign, &old);
+	n = write(s->in, (const char *)s->o->stdin_data + s->fed, s->o->stdin_len - s->fed);
+	sigaction(SIGPIPE, &old, NULL);
 
 	if (n > 0)
 		s->fed += (size_t)n;
@@ -172,27 +194,33 @@ static void feed(struct prun *s)
 }
 
 /* Poll the pipes until the program exits (its zombie keeps its pid and
- * its group's id reserved: kills by group stay safe) or the timeout. */
-static void supervise(struct prun *s, struct proc_result *r, uint64_t t0)
+ * its group's id reserved: kills by group stay safe), the timeout, or
+ * until (with startup: also until stdin is all written).  true when the
+ * program exited or was killed. */
+static bool supervise(struct proc_handle *h, uint64_t until, bool startup)
 {
+	struct prun *s = &h->s;
 	int timeout = s->o->timeout_ms > 0 ? s->o->timeout_ms : PROC_TIMEOUT_MS;
 	siginfo_t si;
 
 	for (;;) {
 		struct pollfd p[3] = {{s->out, POLLIN, 0}, {s->err, POLLIN, 0},
 				      {s->in, POLLOUT, 0}};
+		uint64_t now = now_ms();
 
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_PID, s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
-			return;
-		if (now_ms() - t0 >= (uint64_t)timeout) {
-			r->timed_out = true;
+			return true;
+		if (now - h->t0 >= (uint64_t)timeout) {
+			h->r.timed_out = true;
 			kill(-s->pid, SIGKILL);
 			kill(s->pid, SIGKILL);
-			r->killed++;
-			return;
+			h->r.killed++;
+			return true;
 		}
-		if (poll(p, 3, 20) <= 0)
+		if ((startup && s->in < 0) || now >= until)
+			return false;
+		if (poll(p, 3, until - now < 20 ? (int)(until - now) : 20) <= 0)
 			continue;
 		if (p[0].revents)
 			take(&s->out, &s->bo);
@@ -203,14 +231,14 @@ static void supervise(struct prun *s, struct proc_result *r, uint64_t t0)
 	}
 }
 
-static void finish(struct prun *s, struct proc_result *r, uint64_t t0)
+static void finish(struct prun *s, struct proc_result *r, uint64_t t0, bool leftovers_known)
 {
 	int drain = s->o->drain_ms > 0 ? s->o->drain_ms : PROC_DRAIN_MS;
 	uint64_t end = now_ms() + (uint64_t)drain;
 	int st = 0, e = 0;
 	ssize_t n;
 
-	if (!r->timed_out && kill(-s->pid, 0) == 0) {
+	if (!r->timed_out && !leftovers_known && kill(-s->pid, 0) == 0) {
 		r->leftovers = 1; /* at least one process of the group lives on */
 		if (s->o->kill_leftovers && kill(-s->pid, SIGKILL) == 0)
 			r->killed++;
@@ -244,37 +272,98 @@ static bool refused(const struct proc_opts *o)
 	       o->fault_syscall || o->hold_syscalls;
 }
 
-int proc_run(const struct proc_opts *o, struct proc_result *r)
+static void release(struct proc_handle *h, struct proc_result *r)
+{
+	struct prun *s = &h->s;
+
+	for (int *fd = (int[]){s->in, s->out, s->err, s->rep}, i = 0; i < 4; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	*r = h->r;
+	r->out = s->bo.p, r->out_len = s->bo.len, r->out_truncated = s->bo.truncated;
+	r->err = s->be.p, r->err_len = s->be.len, r->err_truncated = s->be.truncated;
+	free(h);
+}
+
+int proc_start(const struct proc_opts *o, struct proc_handle **hp)
 {
 	size_t limit = o && o->out_limit ? o->out_limit : PROC_OUT_LIMIT;
-	struct prun s = {.o = o, .pid = -1, .in = -1, .out = -1, .err = -1, .rep = -1,
-			 .bo = {.limit = limit}, .be = {.limit = limit}};
-	uint64_t t0 = now_ms();
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	struct proc_handle *h;
+	struct proc_result r;
+	int rc;
+
+	if (!hp)
+		return -EINVAL;
+	*hp = NULL;
+	if (!o || !o->argv || !o->argv[0] || (o->stdin_len && !o->stdin_data) ||
+	    o->n_keep_fds < 0 || o->n_keep_fds > PROC_MAX_KEEP || (o->n_keep_fds && !o->keep_fds))
+		return -EINVAL;
+	for (int i = 0; i < o->n_keep_fds; i++)
+		if (o->keep_fds[i] < 3 || fcntl(o->keep_fds[i], F_GETFD) < 0)
+			return -EINVAL;
+	if (refused(o))
+		return -EOPNOTSUPP;
+	if (!(h = calloc(1, sizeof(*h))))
+		return -ENOMEM;
+	h->s = (struct prun){.o = o, .pid = -1, .in = -1, .out = -1, .err = -1, .rep = -1,
+			     .bo = {.limit = limit}, .be = {.limit = limit}};
+	h->t0 = now_ms();
+	h->s.bo.p = calloc(1, limit + 1);
+	h->s.be.p = calloc(1, limit + 1);
+	rc = h->s.bo.p && h->s.be.p ? start(&h->s) : -ENOMEM;
+	if (rc < 0) {
+		release(h, &r);
+		proc_result_free(&r);
+		return rc;
+	}
+	h->r.pid = h->s.pid;
+	if (supervise(h, UINT64_MAX, true)) {
+		finish(&h->s, &h->r, h->t0, false);
+		h->over = true;
+	}
+	*hp = h;
+	return 0;
+}
+
+int proc_wait(struct proc_handle *h, int wait_ms)
+{
+	uint64_t until = wait_ms < 0 ? UINT64_MAX : now_ms() + (uint64_t)wait_ms;
+
+	if (!h->over && supervise(h, until, false)) {
+		finish(&h->s, &h->r, h->t0, false);
+		h->over = true;
+	}
+	return h->over ? 1 : 0;
+}
+
+void proc_kill(struct proc_handle *h)
+{
+	if (h->over)
+		return;
+	kill(-h->s.pid, SIGKILL);
+	kill(h->s.pid, SIGKILL);
+	h->r.killed++;
+	finish(&h->s, &h->r, h->t0, true);
+	h->over = true;
+}
+
+int proc_end(struct proc_handle *h, struct proc_result *r)
+{
+	proc_kill(h);
+	release(h, r);
+	return 0;
+}
+
+int proc_run(const struct proc_opts *o, struct proc_result *r)
+{
+	struct proc_handle *h;
 	int rc;
 
 	if (!r)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	if (!o || !o->argv || !o->argv[0] || (o->stdin_len && !o->stdin_data))
-		return -EINVAL;
-	if (refused(o))
-		return -EOPNOTSUPP;
-	s.bo.p = calloc(1, limit + 1);
-	s.be.p = calloc(1, limit + 1);
-	/* A program that closes its stdin early must turn our write into
-	 * EPIPE, not kill the harness; the child restores the default. */
-	sigaction(SIGPIPE, &ign, &old);
-	rc = s.bo.p && s.be.p ? start(&s) : -ENOMEM;
-	if (rc == 0) {
-		supervise(&s, r, t0);
-		finish(&s, r, t0);
-	}
-	sigaction(SIGPIPE, &old, NULL);
-	for (int *fd = (int[]){s.in, s.out, s.err, s.rep}, i = 0; i < 4; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
-	r->out = s.bo.p, r->out_len = s.bo.len, r->out_truncated = s.bo.truncated;
-	r->err = s.be.p, r->err_len = s.be.len, r->err_truncated = s.be.truncated;
-	return rc;
+	if ((rc = proc_start(o, &h)) < 0)
+		return rc;
+	proc_wait(h, -1);
+	return proc_end(h, r);
 }
