@@ -14,6 +14,9 @@
 #      through it (pass), a macOS-only escape
 #      scenario (must fail: the sim confines nothing), recorded in
 #      posix-sim.sqlite, never macos.sqlite; about two minutes,
+#   6. the windows layer cross-built by mingw-w64 (ci/cross-windows.sh,
+#      build-windows): its portable tests under Wine, the Wine smokes of
+#      the backend (ci/wine-smoke.sh) and of the probe; about four minutes,
 # then a bounded fuzz run of the request parser (ci/fuzz.sh) where clang and
 # its libFuzzer runtime are present (said and skipped where they are not).
 # Exit status: 0 when all of them pass.
@@ -80,6 +83,16 @@ grep -q '^fail  *meta.seatbelt_hardlink_protected .*impact: escape' "$simout/esc
 [ -f "$simout/posix-sim.sqlite" ] && [ ! -e "$simout/macos.sqlite" ] ||
 	{ echo "posix-sim results not in posix-sim.sqlite" >&2; rm -rf "$simout"; exit 1; }
 rm -rf "$simout"
+
+echo "== the windows layer, cross-built by mingw-w64: its tests and smokes under Wine"
+# Lua, sqlite and cJSON from Debian's source packages, the portable tests
+# (plan, path rules, compat layer, sandproof-ref.exe refusing to run under
+# Wine) as .exe under Wine; then the backend's plumbing (job objects, the
+# handle list, quoting, the DACL journal) and the probe's.  Wine results are
+# plumbing only, never Windows: nothing here is recorded as windows.
+sh ci/cross-windows.sh "$here/build-windows"
+sh ci/wine-smoke.sh
+sh ci/probe-windows.sh --smoke "$here/build-probe-windows"
 
 echo "== bounded fuzz run"
 fuzz_status=0
