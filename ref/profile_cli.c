@@ -138,6 +138,8 @@ static int print_plan_json(const struct winplan *p)
 		json_ace(&w, &p->aces[i]);
 	jw_arr_close(&w);
 	jw_str(&w, "network", p->network_denied ? "deny" : "allow");
+	if (p->job_max_processes)
+		jw_uint(&w, "job_max_processes", p->job_max_processes);
 	jw_arr_open(&w, "filters");
 	for (size_t i = 0; i < p->n_filters; i++) {
 		jw_obj_open(&w, NULL);

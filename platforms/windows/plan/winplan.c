@@ -90,10 +90,12 @@ static int check_expressible(struct wpb *b, const struct request *req,
 		return wpb_refuse(b, "profile.block_unix_sockets",
 				  "WFP has no AF_UNIX layer and socket(AF_UNIX) cannot be made to "
 				  "fail per SID on Windows; refused");
+	/* LIM-2: the process bound is the job object's active-process limit
+	 * (processes, not threads); nothing else has a job-object form here. */
 	for (size_t i = 0; i < LIMIT_COUNT; i++)
-		if (req->limits.value[i])
+		if (i != LIMIT_PIDS && req->limits.value[i])
 			return wpb_refuse(b, "profile.limits", "%s: not in the Windows plan "
-					  "(no job-object limit is planned yet); refused",
+					  "(a job object bounds processes only here); refused",
 					  limit_names[i]);
 	if (req->fs_kind == FS_RESTRICTED && req->allow_temp && !o->temp_dir)
 		return wpb_refuse(b, "profile.filesystem.allow_temp",
@@ -201,6 +203,7 @@ int winplan_build(const struct request *req, const struct winplan_opts *o,
 	if (rc)
 		return rc;
 	plan_token(out, req->fs_kind == FS_RESTRICTED);
+	out->job_max_processes = req->limits.value[LIMIT_PIDS];
 	rc = plan_filters(out, req->network);
 	if (!rc && req->fs_kind == FS_RESTRICTED)
 		rc = plan_allows(&b, req, t);

@@ -96,6 +96,7 @@ struct winplan {
 	struct winplan_filter *filters;
 	size_t n_filters;
 	bool network_denied;        /* filters must be in place or the run is refused */
+	uint64_t job_max_processes; /* the job's active-process limit (LIM-2, pids); 0: none */
 };
 
 /* The masks the builder uses (README.md, "ACE kinds", says why each bit).

@@ -110,6 +110,9 @@ int winplan_print_text(const struct winplan *p, FILE *f)
 		fprintf(f, "filter %zu: %s %s %s\n  clause  %s\n  why     %s\n", i + 1,
 			p->filters[i].action, winplan_sid_name(p->filters[i].sid),
 			p->filters[i].layer, p->filters[i].clause, p->filters[i].why);
+	if (p->job_max_processes)
+		fprintf(f, "job\n  max_processes %llu\n  clause  LIM-2\n",
+			(unsigned long long)p->job_max_processes);
 	if (fflush(f) != 0 || ferror(f))
 		return -EIO;
 	return 0;

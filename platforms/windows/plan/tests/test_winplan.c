@@ -260,7 +260,7 @@ static void test_refusals(void)
 		{FS("{\"read_roots\":[]}"), TEMP, "profile.filesystem.read_roots"},
 		{FS("{\"deny_read\":[\"C:\\\\Users\\\\u\\\\.ssh\"]}"), TEMP, "profile.filesystem.deny_read: not enforceable"},
 		{REQ("{\"block_unix_sockets\":true}"), TEMP, "profile.block_unix_sockets: WFP has no AF_UNIX layer"},
-		{REQ("{\"limits\":{\"pids\":10}}"), TEMP, "profile.limits: pids: not in the Windows plan"},
+		{REQ("{\"limits\":{\"memory_bytes\":1048576}}"), TEMP, "profile.limits: memory_bytes: not in the Windows plan"},
 		{FS("{}"), NULL, "profile.filesystem.allow_temp: the run's private temp directory is not known"},
 		{FS("{}"), "C:\\t:x", "temp_dir (the run's private temp directory): C:\\t:x: a ':' in a name (after the drive)"},
 		{FS("{}"), "/tmp/x", "temp_dir (the run's private temp directory): /tmp/x: must be an absolute Windows path"},
@@ -288,6 +288,24 @@ static void test_refusals(void)
 	}
 }
 
+/* LIM-2: pids is the job's active-process limit, carried by the plan. */
+static void test_pids(void)
+{
+	struct winplan_opts o = {.temp_dir = TEMP};
+	struct request req;
+	struct winplan p;
+	char err[WINPLAN_ERR_MAX];
+
+	if (parse(REQ("{\"limits\":{\"pids\":10}}"), &req) || winplan_build(&req, &o, &p, err)) {
+		t_ok(0, "pids: plan built");
+		return;
+	}
+	t_ok(p.job_max_processes == 10, "pids 10: the job's process limit is 10 (%llu)",
+	     (unsigned long long)p.job_max_processes);
+	winplan_free(&p);
+	request_free(&req);
+}
+
 static void test_unrestricted(void)
 {
 	struct request req;
@@ -311,6 +329,7 @@ int main(void)
 	test_grid();
 	test_case_and_dupes();
 	test_refusals();
+	test_pids();
 	test_unrestricted();
 	return t_done();
 }
