@@ -163,9 +163,13 @@ if [ -z "$wine" ]; then
 	exit 0
 fi
 # A private Wine prefix in the build directory, its wineserver ended after.
-export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all
+# Debian's wineserver makes its socket directory as $TMPDIR/wine-XXXXXX and
+# leaves it: TMPDIR points into the build directory and is removed after.
+export WINEPREFIX="$out/wineprefix" WINEDEBUG=-all TMPDIR="$out/winetmp"
+mkdir -p "$TMPDIR"
 say "ctest -L portable under Wine (plumbing only: never a Windows result)"
 status=0
 (cd "$out" && ctest --output-on-failure -j 1 -L portable) || status=1
 wineserver -k 2>/dev/null || true
+rm -rf "$TMPDIR"
 exit $status

@@ -33,6 +33,9 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sp-winsmoke.XXXXXX")
 prefix="$tmp/prefix"
+# Debian's wineserver makes $TMPDIR/wine-XXXXXX and leaves it: keep it in $tmp.
+export TMPDIR="$tmp/tmp"
+mkdir -p "$TMPDIR"
 cleanup() {
 	if [ -d "$prefix" ]; then
 		WINEPREFIX="$prefix" wineserver -k >/dev/null 2>&1 || true

@@ -55,7 +55,9 @@ else
 	cp "$1" "$T/probe.exe"
 	[ $# = 2 ] && cp "$2" "$T/linux-probe"
 fi
-export WINEPREFIX="$T/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# TMPDIR inside $T: Debian's wineserver leaves its $TMPDIR/wine-XXXXXX.
+export WINEPREFIX="$T/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
 PIDS=()
 cleanup() {
 	local p
