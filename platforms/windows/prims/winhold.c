@@ -167,9 +167,8 @@ void winhold_describe(const struct winhold *h, char *buf, size_t cap)
 		snprintf(buf, cap, "%llu opens of %s observed", n, h->path);
 		break;
 	case WINHOLD_ERROR:
-		snprintf(buf, cap, "hold error: %s (errno %d) after %llu opens of %s%s%s",
-			 strerror(-h->err), -h->err, n, h->path, h->hit ? ", action ran" : "",
-			 h->held ? ", oplock still held" : "");
+		snprintf(buf, cap, "hold error: errno %d after %llu opens of %s%s%s", -h->err, n,
+			 h->path, h->hit ? ", action ran" : "", h->held ? ", oplock still held" : "");
 		break;
 	default:
 		snprintf(buf, cap, "hold running: %llu opens of %s observed", n, h->path);

@@ -120,7 +120,9 @@ enum winhold_outcome winhold_drive(struct winhold *h, const struct winhold_ops *
 
 /* One line a user reads, saying what was observed: "window reached at
  * open 3 of C:\x; action rc 0", "window not reached: 2 opens of C:\x
- * observed, hold at 3", "2 opens of C:\x observed", "hold error: ...". */
+ * observed, hold at 3", "2 opens of C:\x observed", "hold error: errno 130
+ * after 0 opens of C:\x" (the number only: the caller names it with
+ * prims_errno_name, the one errno table of the OS). */
 void winhold_describe(const struct winhold *h, char *buf, size_t cap);
 
 #endif
