@@ -10,8 +10,10 @@
 # resumed order, command-line quoting, the explicit environment, the handle
 # list, LockFileEx, GetFinalPathNameByHandleW, the ACL journal round trip,
 # the link refusal, the workspace lock, the WFP refusal path and the
-# command's resolution are tested; what Wine only stubs (restricted tokens, ACL
-# enforcement, integrity, WFP, junctions) is printed as
+# command's resolution are tested; then (primsmoke.exe) the junction and
+# oplock primitives, each unsupported under Wine, and a swap's renames.
+# What Wine only stubs (restricted tokens, ACL
+# enforcement, integrity, WFP, junctions, oplocks) is printed as
 # "# not verifiable under Wine", never as ok.  Results under Wine are Wine's
 # (OS tag "wine"), never Windows results.
 #
@@ -52,6 +54,11 @@ w="$root/platforms/windows"
 	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/acl.c" \
 	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
 	"$w/enforce/wfp.c" "$w/enforce/resolve.c" -I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
+# The junction and oplock primitives (platforms/windows/prims/README.md).
+"$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
+	-D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE -I"$w/prims" -I"$root/util" \
+	-o "$tmp/primsmoke.exe" "$w/prims/tests/primsmoke.c" "$w/prims/junction.c" \
+	"$w/prims/oplock.c" "$w/prims/reparse.c" "$w/prims/winhold.c" "$root/util/utf8.c"
 
 # The work directory: plain directories for the ACL tests, and Unix symlinks
 # (Wine cannot make junctions) for the link refusal: link -> real as the
@@ -81,6 +88,26 @@ echo "# host: modes of acl1 acl2 before the run: $before; after: $after" | tr '\
 echo
 if [ "$before" != "$after" ]; then
 	echo "# wine-smoke: the host modes were not restored"
+	rc=1
+fi
+# The primitives: each junction and oplock call unsupported under Wine
+# (-EOPNOTSUPP, ERROR_NOT_SUPPORTED), the renames of a swap real.
+pwork="$tmp/pwork"
+mkdir -p "$pwork"
+prc=0
+WINEPREFIX="$prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" \
+	wine "$tmp/primsmoke.exe" "Z:$(printf '%s' "$pwork" | tr / '\\')" >"$tmp/pout" 2>>"$tmp/err" ||
+	prc=$?
+cat "$tmp/pout"
+# On the host: the directory the junction calls were given and its file
+# still there, no junction directory left, the swapped directories' marks.
+if [ ! -f "$pwork/real/file.txt" ] || [ -e "$pwork/j1" ] || [ ! -f "$pwork/sa/mark_b" ] ||
+	[ ! -f "$pwork/sb/mark_a" ] || [ -e "$pwork/sa.sp-swap" ]; then
+	echo "# wine-smoke: primitives: on the host, real/file.txt gone, j1 left or the swap not seen"
+	prc=1
+fi
+if [ "$prc" -ne 0 ] || grep -q '^not ok' "$tmp/pout" || ! grep -q '^1\.\.[1-9]' "$tmp/pout"; then
+	echo "# wine-smoke: primitives FAILED (exit $prc)"
 	rc=1
 fi
 if [ "$rc" -ne 0 ] || grep -q '^not ok' "$tmp/out" || ! grep -q '^1\.\.[1-9]' "$tmp/out"; then
