@@ -15,9 +15,10 @@
  * Administrators: the user's own profile gives them access, but nothing
  * here needs it; SYSTEM runs the OS's own services (backup, indexer) on
  * the user's files, as in the user's profile directories.  The sandboxed
- * command's token is write-restricted to its capability SID and logon SID,
- * neither of which is named, so it can write nothing here (RT-3: only the
- * tmp, cache and data folders get ACEs for it, from the ACL plan).
+ * command's token is write-restricted to its capability SID, the logon SID
+ * and Everyone (winplan.h), none of which is named, so it can write
+ * nothing here (RT-3: only the tmp, cache and data folders get ACEs for
+ * it, from the ACL plan).
  *
  * The check (any parent): a DACL must exist (a NULL DACL lets everyone
  * do everything); the owner (who may always rewrite the DACL) must be
