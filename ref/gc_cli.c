@@ -220,8 +220,9 @@ int gc_main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "sandproof-ref gc: %s: %s%s\n", parent, strerror(-rc),
-			rc == -EPERM ? " (the parent must be a directory owned by you and not "
-				       "group- or world-writable)" : "");
+			rc == -EPERM ? " (the parent must be a directory owned by you that no one "
+				       "else may write: not group- or world-writable; on Windows, "
+				       "no other principal in its owner or DACL)" : "");
 		return 1;
 	}
 	return pr.err ? 1 : 0;
