@@ -14,7 +14,8 @@
  *   move the parent.  A missing component (create) is made by NtCreateFile
  *   relative to its parent's handle with the protected owner-only DACL of
  *   rtacl_parent_plan() in the same call: it never exists with another
- *   DACL.  The parent's owner and DACL, read through a handle reopened from
+ *   DACL, and the walk goes on from the handle that create returned (no
+ *   name of ours is looked up twice).  The parent's owner and DACL, read through a handle reopened from
  *   the walk's own (never by name), must pass rtacl_parent_check(): -EPERM
  *   otherwise (RT-2: the owner and mode bits the core checks are
  *   synthesised on Windows and prove nothing).
@@ -213,9 +214,11 @@ static int rtwin_parent_sd(SECURITY_DESCRIPTOR *sd, PSID sids[RTACL_PLAN_N], PAC
 }
 
 /* Create name in the directory dfd with the protected owner-only DACL,
- * atomically (the descriptor is given to the create itself).  0, or
- * -EEXIST when something is there already, or -errno. */
-static int rtwin_mkdir_private(int dfd, const char *name)
+ * atomically (the descriptor is given to the create itself), and open it:
+ * *out a directory descriptor of the object the create made, never of
+ * what the name leads to later.  0, or -EEXIST when something is there
+ * already, or -errno. */
+static int rtwin_mkdir_private(int dfd, const char *name, int *out)
 {
 	SECURITY_DESCRIPTOR sd;
 	PSID sids[RTACL_PLAN_N];
@@ -225,10 +228,14 @@ static int rtwin_mkdir_private(int dfd, const char *name)
 	int rc = w ? rtwin_parent_sd(&sd, sids, &acl) : -EINVAL;
 
 	if (rc == 0)
-		rc = rtwin_nt_open((HANDLE)_get_osfhandle(dfd), w, FILE_LIST_DIRECTORY, FILE_CREATE,
+		rc = rtwin_nt_open((HANDLE)_get_osfhandle(dfd), w,
+				   FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES, FILE_CREATE,
 				   FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT, &sd, &h);
-	if (rc == 0)
+	/* not inheritable (no OBJ_INHERIT): the descriptor is close-on-exec */
+	if (rc == 0 && (*out = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_BINARY | _O_NOINHERIT)) < 0) {
 		CloseHandle(h);
+		rc = -EMFILE;
+	}
 	for (size_t i = 0; w && i < RTACL_PLAN_N; i++)
 		if (sids[i])
 			LocalFree(sids[i]);
@@ -339,12 +346,13 @@ static int rtwin_open_parent(const char *canonical, bool create, int *out_fd)
 		int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (nfd < 0 && errno == ENOENT && create) {
-			int m = rtwin_mkdir_private(fd, comp);
+			int m = rtwin_mkdir_private(fd, comp, &nfd);
 			if (m < 0 && m != -EEXIST) {
 				rc = m;
 				break;
 			}
-			nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (m == -EEXIST) /* made by someone else meanwhile */
+				nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (nfd < 0) {
 			rc = -errno;
