@@ -199,12 +199,17 @@ int gc_main(int argc, char **argv)
 		}
 	}
 	if (!parent) {
+		/* HOME as the request's "~" takes it, judged by this OS's path
+		 * rules (Windows: "C:\\Users\\u"; '/' is a separator there too) */
 		const char *home = getenv("HOME");
-		if (!home || home[0] != '/')
-			return gc_usage_error("HOME is not an absolute path; give --parent", NULL);
-		if ((size_t)snprintf(defparent, sizeof(defparent), "%s/.cache/sandproof/runtime/v1",
-				     home) >= sizeof(defparent))
+		char joined[sizeof(defparent)];
+		if (!home || !*home)
+			return gc_usage_error("HOME is not set; give --parent", NULL);
+		if ((size_t)snprintf(joined, sizeof(joined), "%s/.cache/sandproof/runtime/v1",
+				     home) >= sizeof(joined))
 			return gc_usage_error("HOME is too long; give --parent", NULL);
+		if (gc_clean_parent(joined, defparent, sizeof(defparent)) < 0)
+			return gc_usage_error("HOME is not an absolute path; give --parent", home);
 		parent = defparent;
 	}
 	cfg.parent = parent;

@@ -377,6 +377,11 @@ static void test_gc_replay(void)
 	t_ok(make_journal(j, sizeof(j), "v1\tnot a journal line\n") && gc_main(3, argv) == 1 &&
 	     exists(j), "gc: a journal that cannot be replayed is kept, exit 1");
 	DeleteFileA(j);
+	char *dry[] = {"gc", "--dry-run", NULL};
+	t_ok(_putenv_s("HOME", base) == 0 && gc_main(2, dry) == 0,
+	     "gc: the default parent below a drive-path HOME is accepted");
+	t_ok(_putenv_s("HOME", "relative\\home") == 0 && gc_main(2, dry) == 2,
+	     "gc: a HOME that is no absolute drive path is a usage error (2)");
 }
 
 /* A junction (mount point) at link to the directory target: the link made
