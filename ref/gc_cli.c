@@ -2,9 +2,12 @@
  *                              [--dry-run] [--json]`
  *
  * Evicts runtime roots in a parent by age, then LRU down to a count, exactly
- * as a run does for roots other than its own (runtime_gc()).  Exit status:
- * 0 done (skipped entries are reported, not errors), 1 gc failed (unsafe or
- * unreadable parent), 2 usage error. */
+ * as a run does for roots other than its own (runtime_gc()).  First, unless
+ * --dry-run, it restores what crashed runs left on the host
+ * (platform_replay_crashed(): on Windows the DACL journals; nothing on
+ * POSIX) and says how many.  Exit status: 0 done (skipped entries are
+ * reported, not errors), 1 gc failed (unsafe or unreadable parent, or a
+ * replay that failed: the eviction still ran), 2 usage error. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "sandproof/platform.h"
 #include "sandproof/request.h"
 #include "runtime.h"
 
@@ -49,12 +53,16 @@ static bool gc_parse_u64(const char *s, uint64_t *out)
 }
 
 /* The parent as a request's profile.runtime.parent would take it: absolute
- * and lexically clean, never resolved by name. */
+ * and lexically clean by this OS's path rules, never resolved by name. */
 static int gc_clean_parent(const char *val, char *out, size_t n)
 {
+	const struct request_path_rules *r = platform_path_rules();
+	const char *why;
 	if ((size_t)snprintf(out, n, "%s", val) >= n)
 		return -ENAMETOOLONG;
-	return request_clean_path(out);
+	if (!r)
+		return request_clean_path(out);
+	return r->absolute(out) ? r->clean(out, &why) : -EINVAL;
 }
 
 /* "--opt VALUE" or "--opt=VALUE": value into *val, advancing *i. */
@@ -76,16 +84,34 @@ static int gc_opt_value(int argc, char **argv, int *i, const char *opt, const ch
 	return 1;
 }
 
-static void gc_print_json(const char *parent, const struct runtime_report *rep, int rc)
+/* "replay": null when this OS has nothing to replay or in a dry run. */
+static void gc_json_replay(struct jw *w, const struct platform_replay *pr, bool ran)
+{
+	if (!ran || !pr->what) {
+		jw_null(w, "replay");
+		return;
+	}
+	jw_obj_open(w, "replay");
+	jw_str(w, "what", pr->what);
+	jw_str(w, "where", pr->where);
+	jw_uint(w, "replayed", (uint64_t)pr->replayed);
+	if (pr->err)
+		jw_str(w, "error", pr->detail);
+	jw_obj_close(w);
+}
+
+static void gc_print_json(const char *parent, const struct runtime_report *rep, int rc,
+			  const struct platform_replay *pr, bool replay_ran)
 {
 	struct jw w;
 	jw_init(&w, stdout);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "parent", parent);
 	jw_bool(&w, "dry_run", rep->dry_run);
-	jw_bool(&w, "ok", rc == 0);
+	jw_bool(&w, "ok", rc == 0 && !pr->err);
 	if (rc < 0)
 		jw_str(&w, "error", strerror(-rc));
+	gc_json_replay(&w, pr, replay_ran);
 	jw_arr_open(&w, "evicted");
 	for (size_t i = 0; i < rep->n_evicted; i++) {
 		jw_obj_open(&w, NULL);
@@ -106,6 +132,20 @@ static void gc_print_json(const char *parent, const struct runtime_report *rep, 
 	jw_uint(&w, "skipped_total", rep->skipped_total);
 	jw_obj_close(&w);
 	fputc('\n', stdout);
+}
+
+static void gc_print_replay(const struct platform_replay *pr, bool ran)
+{
+	if (!pr->what)
+		return;
+	if (!ran)
+		printf("%s: not replayed (dry run)\n", pr->what);
+	else if (pr->err)
+		fprintf(stderr, "sandproof-ref gc: %s in %s: replay failed: %s (%s)\n", pr->what,
+			pr->where[0] ? pr->where : "-", pr->detail, strerror(pr->err));
+	else
+		printf("%s in %s: %d left by crashed runs, restored\n", pr->what, pr->where,
+		       pr->replayed);
 }
 
 static void gc_print_text(const char *parent, const struct runtime_report *rep)
@@ -159,25 +199,36 @@ int gc_main(int argc, char **argv)
 		}
 	}
 	if (!parent) {
+		/* HOME as the request's "~" takes it, judged by this OS's path
+		 * rules (Windows: "C:\\Users\\u"; '/' is a separator there too) */
 		const char *home = getenv("HOME");
-		if (!home || home[0] != '/')
-			return gc_usage_error("HOME is not an absolute path; give --parent", NULL);
-		if ((size_t)snprintf(defparent, sizeof(defparent), "%s/.cache/sandproof/runtime/v1",
-				     home) >= sizeof(defparent))
+		char joined[sizeof(defparent)];
+		if (!home || !*home)
+			return gc_usage_error("HOME is not set; give --parent", NULL);
+		if ((size_t)snprintf(joined, sizeof(joined), "%s/.cache/sandproof/runtime/v1",
+				     home) >= sizeof(joined))
 			return gc_usage_error("HOME is too long; give --parent", NULL);
+		if (gc_clean_parent(joined, defparent, sizeof(defparent)) < 0)
+			return gc_usage_error("HOME is not an absolute path; give --parent", home);
 		parent = defparent;
 	}
 	cfg.parent = parent;
+	struct platform_replay pr;
+	(void)platform_replay_crashed(dry_run, &pr); /* pr says what happened */
 	int rc = runtime_gc(&cfg, NULL, dry_run, &rep);
 	if (json)
-		gc_print_json(parent, &rep, rc);
-	else if (rc == 0)
-		gc_print_text(parent, &rep);
+		gc_print_json(parent, &rep, rc, &pr, !dry_run);
+	else {
+		gc_print_replay(&pr, !dry_run);
+		if (rc == 0)
+			gc_print_text(parent, &rep);
+	}
 	if (rc < 0) {
 		fprintf(stderr, "sandproof-ref gc: %s: %s%s\n", parent, strerror(-rc),
-			rc == -EPERM ? " (the parent must be a directory owned by you and not "
-				       "group- or world-writable)" : "");
+			rc == -EPERM ? " (the parent must be a directory owned by you that no one "
+				       "else may write: not group- or world-writable; on Windows, "
+				       "no other principal in its owner or DACL)" : "");
 		return 1;
 	}
-	return 0;
+	return pr.err ? 1 : 0;
 }

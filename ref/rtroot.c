@@ -115,7 +115,8 @@ int rtroot_acquire(const struct request *req, struct outcome_runtime *rt,
 	rc = runtime_acquire(&c, ws, &g.root, &rep);
 	if (rc < 0)
 		return fail(err, -rc, rc == -EPERM ?
-			    "the runtime parent is group/world-writable or not ours" :
+			    "the runtime parent is not ours or others may write it "
+			    "(POSIX: group/world-writable; Windows: its owner or DACL)" :
 			    "cannot acquire the runtime root");
 	g.active = true;
 	report(rt, &rep);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandproof/platform.h"
 #include "sha256.h"
 
 /* A descriptor good enough to walk through a directory we may only search. */
@@ -51,6 +52,14 @@ static const struct {
 _Static_assert(sizeof(runtime_envmap) / sizeof(runtime_envmap[0]) <= RUNTIME_ENV_MAX, "env");
 
 /* ---------------------------------------------------------------- paths */
+
+/* The OS's runtime-root operations (platform.h); NULL: the POSIX code
+ * below.  Canonical paths use its separator. */
+char runtime_sep(void)
+{
+	const struct platform_runtime_ops *o = platform_runtime_ops();
+	return o ? o->sep : '/';
+}
 
 /* One runtime_canonicalize walk.  rest: the absolute path still to walk,
  * from pos on (rewritten when a symlink is followed); res: the resolved
@@ -169,10 +178,13 @@ static int runtime_canon_walk(struct runtime_canon *c)
 int runtime_canonicalize(const char *path, char *out, size_t outlen)
 {
 	struct runtime_canon c = {.cap = 2 * PATH_MAX + 2, .exists = true};
+	const struct platform_runtime_ops *o = platform_runtime_ops();
 	int r;
 
 	if (!path || !*path)
 		return -EINVAL;
+	if (o)
+		return o->canonicalize(path, out, outlen);
 	c.rest = malloc(c.cap);
 	c.tmp = malloc(c.cap);
 	c.res = malloc(PATH_MAX);
@@ -218,13 +230,21 @@ bool runtime_name_is_root(const char *name)
 	return i == RUNTIME_NAME_LEN;
 }
 
-/* Both canonical: is p dir itself or below it? */
+/* Both canonical: is p dir itself or below it?  Where the OS folds case
+ * (Windows), ASCII letters compare folded: an overlap is never missed for
+ * a difference of case (it moves the root to the fallback). */
 static bool runtime_within(const char *p, const char *dir)
 {
+	const struct platform_runtime_ops *o = platform_runtime_ops();
+	char sep = runtime_sep();
 	size_t n = strlen(dir);
-	if (n == 1 && dir[0] == '/')
+	if (n > 0 && dir[n - 1] == sep)
+		n--; /* "/" or "C:\" */
+	if (n == 0)
 		return true;
-	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+	if (o && o->fold_case ? strncasecmp(p, dir, n) : strncmp(p, dir, n))
+		return false;
+	return p[n] == '\0' || p[n] == sep;
 }
 
 int runtime_unique_name(char *buf, size_t len, const char *name, const char *kind)
@@ -244,8 +264,11 @@ int runtime_open_parent(const char *canonical, bool create, int *out_fd)
 	char comp[NAME_MAX + 1];
 	struct stat st;
 	const char *p = canonical;
+	const struct platform_runtime_ops *o = platform_runtime_ops();
 	int fd, r;
 
+	if (o)
+		return o->open_parent(canonical, create, out_fd);
 	if (canonical[0] != '/')
 		return -EINVAL;
 	fd = open("/", ((p[1] ? RUNTIME_O_SEARCH : O_RDONLY) | O_DIRECTORY | O_CLOEXEC));
@@ -661,8 +684,10 @@ void runtime_release(struct runtime_root *r)
 
 static int runtime_join(char *dst, const char *a, const char *b)
 {
-	int n = (a[0] == '/' && a[1] == '\0') ? snprintf(dst, PATH_MAX, "/%s", b)
-					      : snprintf(dst, PATH_MAX, "%s/%s", a, b);
+	char sep = runtime_sep();
+	size_t al = strlen(a);
+	int n = (al > 0 && a[al - 1] == sep) ? snprintf(dst, PATH_MAX, "%s%s", a, b)
+					     : snprintf(dst, PATH_MAX, "%s%c%s", a, sep, b);
 	return (n < 0 || n >= PATH_MAX) ? -ENAMETOOLONG : 0;
 }
 
@@ -674,19 +699,20 @@ static int runtime_join(char *dst, const char *a, const char *b)
 static int runtime_canonicalize_dir_of(const char *f, char out[PATH_MAX])
 {
 	char head[PATH_MAX], dir[PATH_MAX], cdir[PATH_MAX];
+	char sep = runtime_sep();
 	size_t n = strlen(f);
-	while (n > 1 && f[n - 1] == '/')
+	while (n > 1 && f[n - 1] == sep)
 		n--;
 	if (n >= sizeof(head))
 		return -ENAMETOOLONG;
 	memcpy(head, f, n);
 	head[n] = '\0';
-	char *slash = strrchr(head, '/');
+	char *slash = strrchr(head, sep);
 	const char *leaf = slash ? slash + 1 : head;
 	if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, ".."))
 		return runtime_canonicalize(f, out, PATH_MAX);
-	if (slash == head)
-		snprintf(dir, sizeof(dir), "/");
+	if (slash == head || (slash && slash[-1] == ':')) /* "/" or "C:\" */
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - head + 1), head);
 	else if (slash) {
 		*slash = '\0';
 		snprintf(dir, sizeof(dir), "%s", head);
@@ -701,7 +727,8 @@ static int runtime_canonicalize_dir_of(const char *f, char out[PATH_MAX])
  * delete workspace files). */
 static int runtime_place(const struct runtime_config *c, struct runtime_root *out)
 {
-	char fb[64];
+	char fb[PATH_MAX];
+	const struct platform_runtime_ops *o = platform_runtime_ops();
 	int r = runtime_canonicalize(c->parent, out->parent, sizeof(out->parent));
 	if (r < 0)
 		return r;
@@ -710,7 +737,11 @@ static int runtime_place(const struct runtime_config *c, struct runtime_root *ou
 	if (!runtime_within(out->root, out->workspace) && !runtime_within(out->workspace, out->root))
 		return 0;
 	const char *f = c->fallback_parent;
-	if (!f) {
+	if (!f && o) {
+		if ((r = o->fallback_parent(fb, sizeof(fb))) < 0)
+			return r;
+		f = fb;
+	} else if (!f) {
 		snprintf(fb, sizeof(fb), "/var/tmp/sandproof-runtime-%lu", (unsigned long)geteuid());
 		f = fb;
 	}

@@ -154,6 +154,9 @@ int runtime_stamp_read(int pfd, const char *name, struct runtime_stamp *st);
 
 bool runtime_name_is_root(const char *name);
 
+/* The separator of canonical paths on this OS ('/', '\\' on Windows). */
+char runtime_sep(void);
+
 /* A fresh "<name>.<kind>.<pid>.<seq>.<nsec>" into buf. */
 int runtime_unique_name(char *buf, size_t len, const char *name, const char *kind);
 

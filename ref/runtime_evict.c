@@ -458,7 +458,8 @@ int runtime_gc(const struct runtime_config *c, const char *keep_root_or_NULL,
 	if (keep_root_or_NULL) {
 		if ((r = runtime_canonicalize(keep_root_or_NULL, keep, sizeof(keep))) < 0)
 			return r;
-		keep_name = strrchr(keep, '/') + 1;
+		keep_name = strrchr(keep, runtime_sep());
+		keep_name = keep_name ? keep_name + 1 : keep;
 	}
 	r = runtime_open_parent(parent, false, &pfd);
 	if (r == -ENOENT)

@@ -7,8 +7,12 @@
  *   (FILE_OPEN_REPARSE_POINT), so a junction or symbolic link is removed,
  *   never what it points to.  Without AT_REMOVEDIR a real directory is
  *   EISDIR; with it, anything but a real directory is ENOTDIR, a non-empty
- *   one ENOTEMPTY.  Deletion is Windows' delete-on-close (the name can
- *   linger until every handle to it is closed).
+ *   one ENOTEMPTY.  The name goes at once, as unlink(2)'s does, where the
+ *   file system has POSIX-semantics deletion (NTFS, Windows 10 1709+:
+ *   FILE_DISPOSITION_FLAG_POSIX_SEMANTICS); elsewhere deletion is Windows'
+ *   delete-on-close, and the name lingers, refusing opens, until every
+ *   handle to it is closed.  Why: an evictor unlinks a lease file another
+ *   run still has open; a lingering name would refuse that run's reopen.
  * renameat: the old name opened as itself (DELETE access), renamed by
  *   FileRenameInformation relative to the new directory's handle,
  *   replacing an existing file as rename(2) does (Windows refuses to
@@ -61,6 +65,19 @@ static int wc_attrs(HANDLE h, DWORD *attrs)
 	return 0;
 }
 
+/* POSIX-semantics delete of the open object: TRUE when done; FALSE when
+ * the file system or the OS does not offer it (the caller falls back). */
+static BOOL wc_delete_posix(HANDLE h)
+{
+	/* FileDispositionInfoEx (21) and its flags DELETE (1) | POSIX_SEMANTICS
+	 * (2): Windows 10 1607+ names, not declared for this build's
+	 * _WIN32_WINNT; an older system refuses the class (fallback). */
+	const FILE_INFO_BY_HANDLE_CLASS disposition_ex = (FILE_INFO_BY_HANDLE_CLASS)21;
+	DWORD flags = 0x1 | 0x2;
+
+	return SetFileInformationByHandle(h, disposition_ex, &flags, sizeof(flags));
+}
+
 int wincompat_unlinkat(int dirfd, const char *path, int flags)
 {
 	FILE_DISPOSITION_INFO del = {TRUE};
@@ -77,7 +94,8 @@ int wincompat_unlinkat(int dirfd, const char *path, int flags)
 			errno = ENOTDIR;
 		else if (!(flags & AT_REMOVEDIR) && rdir)
 			errno = EISDIR;
-		else if (!SetFileInformationByHandle(h, FileDispositionInfo, &del, sizeof(del)))
+		else if (!wc_delete_posix(h) &&
+			 !SetFileInformationByHandle(h, FileDispositionInfo, &del, sizeof(del)))
 			wc_fail_win();
 		else
 			rc = 0;

@@ -165,6 +165,40 @@ const char *platform_signal_name(int sig);
  * would resolve to another name is refused before anything is planned. */
 const struct request_path_rules *platform_path_rules(void);
 
+/* Runtime roots (RT-*) on this OS.  NULL: POSIX, the core's own walk
+ * (runtime.c: '/' paths, symlinks resolved, ownership and mode bits).
+ * An OS whose paths, links or permissions are not POSIX's gives all of
+ * these; each returns 0 or -errno. */
+struct platform_runtime_ops {
+	char sep;                      /* separator of canonical paths */
+	bool fold_case;                /* names compare ASCII-case-insensitively */
+	/* Absolute, cleaned, links resolved through the longest existing
+	 * ancestor, the rest appended lexically (runtime.h). */
+	int (*canonicalize)(const char *path, char *out, size_t outlen);
+	/* Open the canonical parent (created when missing and create) so that
+	 * no link or reparse point is followed below its root and only the
+	 * caller may create, rename or delete entries in it: -EPERM
+	 * otherwise.  *out_fd a directory descriptor for the *at calls. */
+	int (*open_parent)(const char *canonical, bool create, int *out_fd);
+	/* The private fallback parent (RT-1) into buf. */
+	int (*fallback_parent)(char *buf, size_t len);
+};
+const struct platform_runtime_ops *platform_runtime_ops(void);
+
+/* What a crashed run left on the host that `gc` restores (Windows: the
+ * DACL journals).  what: NULL when this OS has nothing of the kind. */
+struct platform_replay {
+	const char *what;              /* "ACL journals" */
+	char where[512];               /* where they were looked for */
+	int replayed;                  /* how many were restored */
+	int err;                       /* positive errno of a failure, or 0 */
+	char detail[256];              /* the failure, named */
+};
+/* Restore what crashed runs left (never a live run's); dry_run: change
+ * nothing, only fill r->what.  0 (r says what was done) or -errno
+ * (r->err, r->detail). */
+int platform_replay_crashed(bool dry_run, struct platform_replay *r);
+
 /* `sandproof-ref doctor`: print what this host supports; 0 when the whole
  * contract can be enforced here, 1 when it cannot. */
 int platform_doctor(FILE *out);
