@@ -171,9 +171,15 @@ static void record_end(struct proc_handle *h)
 	}
 }
 
+/* The tree through the job; the program by its handle as well, should it
+ * somehow be outside the job, so "killed" is never said of a live one. */
 static void kill_run(struct proc_handle *h)
 {
 	h->r.killed += wproc_job_kill(h->job, h->process, 5000);
+	if (WaitForSingleObject(h->process, 0) != WAIT_OBJECT_0) {
+		TerminateProcess(h->process, 128 + 9);
+		WaitForSingleObject(h->process, 5000);
+	}
 }
 
 /* ---- stdin: a thread writes it and closes the pipe, so a program that
