@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #ifdef __APPLE__
 #include <sys/random.h> /* getentropy: unistd.h elsewhere */

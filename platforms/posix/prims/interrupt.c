@@ -1,5 +1,5 @@
-/* interrupt.c - prims_interrupt_install/prims_interrupted on POSIX (linux,
- * posix and macos compile it): SIGINT, SIGTERM and SIGHUP only record
+/* interrupt.c - prims_interrupt_install/prims_interrupted on POSIX (every
+ * POSIX platform layer compiles it): SIGINT, SIGTERM and SIGHUP only record
  * their number; the harness polls it between the slices of its waiting. */
 #include "sandproof/prims.h"
 

@@ -1,5 +1,5 @@
-/* pid_exists.c - proc_pid_exists on POSIX (linux, posix and macos compile
- * it): kill(pid, 0), which sends nothing.  ESRCH is the one answer that
+/* pid_exists.c - proc_pid_exists on POSIX (every POSIX platform layer
+ * compiles it): kill(pid, 0), which sends nothing.  ESRCH is the one answer that
  * means "no such process"; EPERM means it exists (another user's). */
 #include "sandproof/proc.h"
 
