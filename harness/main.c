@@ -96,8 +96,8 @@ static void paths_init(void)
 	slash = strrchr(exe_dir, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(ref, sizeof(ref), "%s/sandproof-ref", exe_dir);
-	snprintf(probe, sizeof(probe), "%s/sandproof-probe", exe_dir);
+	snprintf(ref, sizeof(ref), "%s/sandproof-ref" SP_EXE_SUFFIX, exe_dir);
+	snprintf(probe, sizeof(probe), "%s/sandproof-probe" SP_EXE_SUFFIX, exe_dir);
 	paths.ref = getenv("SANDPROOF_REF") ? getenv("SANDPROOF_REF") : ref;
 	paths.probe = getenv("SANDPROOF_PROBE") ? getenv("SANDPROOF_PROBE") : probe;
 	paths.harness = getenv("SANDPROOF_HARNESS_DIR") ? getenv("SANDPROOF_HARNESS_DIR")

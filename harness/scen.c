@@ -10,11 +10,9 @@
 #include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +21,7 @@
 #include "host.h"
 #include "sandproof/prims.h"
 #include "sandproof/proc.h"
+#include "sandproof/tmpdir.h"
 
 static int cmp_scen(const void *a, const void *b)
 {
@@ -286,7 +285,7 @@ static bool pid_gone(const char *digits)
 {
 	long pid = strtol(digits, NULL, 10);
 
-	return pid > 0 && pid < (1L << 22) + 1 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	return pid > 0 && pid < (1L << 22) + 1 && proc_pid_exists(pid) == 0;
 }
 
 int scen_sweep_stale(void)
@@ -311,7 +310,7 @@ int scen_sweep_stale(void)
 			 * of another pid namespace, or reused). */
 			if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
 			    pid_gone(g.gl_pathv[k] + strlen(prims_temp_root(i)) + strlen("/sandproof-")) &&
-			    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			    tmpdir_lock(fd, 1) == 0) {
 				rm_tree(g.gl_pathv[k]);
 				removed++;
 			}
@@ -338,31 +337,14 @@ static void temp_sweep(pid_t pid)
 	}
 }
 
-static volatile sig_atomic_t interrupt_sig;
-
-static void on_interrupt(int sig)
-{
-	interrupt_sig = sig;
-}
-
-static const int interrupt_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-
 int scen_interrupt_install(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(interrupt_sigs) / sizeof(interrupt_sigs[0]); i++)
-		if (sigaction(interrupt_sigs[i], &sa, NULL) < 0)
-			return -errno;
-	return 0;
+	return prims_interrupt_install();
 }
 
 int scen_interrupted(void)
 {
-	return interrupt_sig;
+	return prims_interrupted();
 }
 
 /* `sandproof __scenario FILE RUNNER SEED REF PROBE HARNESS` (child.h):
@@ -389,7 +371,7 @@ int scen_child_main(int argc, char **argv)
 	}
 	p = (struct scen_paths){.scenarios = NULL, .ref = argv[5], .probe = argv[6],
 				.harness = argv[7]};
-	fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	fd = fcntl(1, F_DUPFD_CLOEXEC, 0); /* any number but 1: 1 is open */
 	if (fd < 0 || dup2(2, 1) < 0)
 		return 4;
 	proc_die_with_parent(); /* best effort where the OS has them (proc.h) */
@@ -458,7 +440,7 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		return rc;
 	/* slices: an interrupt between the check and the wait waits at most one */
 	while (!proc_wait(h, 200))
-		if ((interrupted = interrupt_sig != 0))
+		if ((interrupted = prims_interrupted() != 0))
 			break;
 	/* The scenario process is a subreaper: what it started is its
 	 * descendant; the seam kills it and them (at the timeout, or now). */

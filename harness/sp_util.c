@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #ifdef __APPLE__
 #include <sys/random.h> /* getentropy: unistd.h elsewhere */
@@ -262,7 +261,7 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
 	const char *slash = strrchr(prefix, '/');
 	char stage[4096];
-	int fd, e;
+	int fd, e = 0;
 
 	if (!slash || strlen(prefix) + 7 > outlen)
 		return -EINVAL;
@@ -270,13 +269,16 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 	if (!mkdtemp(stage))
 		return -errno;
 	fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0 || fchmod(fd, 0755) < 0)
+	if (fd < 0 || (e = tmpdir_lock(fd, 0)) < 0 || fchmod(fd, 0755) < 0) {
+		if (fd >= 0 && e < 0)
+			errno = -e;
 		goto fail;
+	}
 	for (int tries = 0; tries < 100; tries++) {
 		snprintf(out, outlen, "%sXXXXXX", prefix);
 		if (random_suffix(out + strlen(out) - 6) < 0)
 			goto fail;
-		e = tmpdir_rename_new(stage, out);
+		e = tmpdir_rename_new(fd, stage, out);
 		if (e == 0) {
 			canonical_in_place(out, outlen);
 			return 0; /* fd stays open: the claim */
@@ -330,6 +332,20 @@ static int chmod_dirs(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
+/* p lies under one of sp.temp_roots: an absolute path where a root is not
+ * spelled from '/' (Windows: "C:/Users/..."). */
+static bool under_temp_root(const char *p)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *r = prims_temp_root(i);
+		size_t n = strlen(r);
+
+		if (n && strncmp(p, r, n) == 0 && p[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 /* Remove a tree the harness made.  Never follows a symlink (FTW_PHYS) and
  * refuses anything that is not one of our temp directories: the `none`
  * runner really performs every attack, and a confused scenario must not be
@@ -338,7 +354,7 @@ static int l_rmtree(lua_State *L)
 {
 	const char *p = luaL_checkstring(L, 1);
 
-	if (!strstr(p, "/sandproof-") || strstr(p, "/../") || p[0] != '/')
+	if (!strstr(p, "/sandproof-") || strstr(p, "/../") || (p[0] != '/' && !under_temp_root(p)))
 		return luaL_error(L, "rmtree: refusing %s (not a sandproof temp dir)", p);
 	nftw(p, chmod_dirs, 32, FTW_PHYS);
 	if (nftw(p, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)

@@ -51,4 +51,14 @@ typedef void (*prims_fact_fn)(void *ctx, const char *key, const char *value,
 			      enum prims_fact_kind kind);
 void prims_host_facts(prims_fact_fn emit, void *ctx);
 
+/* The interrupt of the harness (Ctrl-C, a termination request):
+ * prims_interrupt_install() makes SIGINT, SIGTERM and SIGHUP (POSIX) or
+ * the console's Ctrl-C, Ctrl-Break, close, logoff and shutdown events
+ * (Windows) only record that they came, 0 or -errno; prims_interrupted()
+ * is the signal number recorded (Windows: SIGINT for Ctrl-C, SIGBREAK for
+ * Ctrl-Break, SIGTERM for the others), 0 when none came.  The caller polls
+ * it between slices of its waiting; nothing is interrupted mid-call. */
+int prims_interrupt_install(void);
+int prims_interrupted(void);
+
 #endif

@@ -206,4 +206,11 @@ int proc_die_with_parent(void);
  * of a scenario. */
 int proc_kill_descendants(int wait_ms);
 
+/* Whether a process of this pid exists now (the stale temp-dir sweep asks
+ * it of the pid a directory is named after; a pid is only a name, never an
+ * identity: the sweep also takes the directory's lock).  1 it exists (or
+ * exists and may not be signalled or opened), 0 no such process, -errno
+ * when it cannot be told (never "gone" then). */
+int proc_pid_exists(long pid);
+
 #endif

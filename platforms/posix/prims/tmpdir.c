@@ -5,11 +5,18 @@
 #include "sandproof/tmpdir.h"
 
 #include <errno.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
-int tmpdir_rename_new(const char *from, const char *to)
+int tmpdir_lock(int fd, int nonblock)
 {
+	return flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0)) < 0 ? -errno : 0;
+}
+
+int tmpdir_rename_new(int fd, const char *from, const char *to)
+{
+	(void)fd;
 	if (mkdir(to, 0700) < 0)
 		return -errno;
 	if (rename(from, to) < 0) {

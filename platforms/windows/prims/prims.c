@@ -13,6 +13,33 @@
 #include <string.h>
 #include <windows.h>
 
+/* The final path of w (every reparse point resolved), "X:/..." in UTF-8,
+ * malloc'd; NULL on failure. */
+static char *realpath_utf8(const wchar_t *w)
+{
+	HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+			       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	wchar_t f[4096];
+	DWORD n;
+	char *out;
+
+	if (h == INVALID_HANDLE_VALUE)
+		return NULL;
+	n = GetFinalPathNameByHandleW(h, f, 4096, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	CloseHandle(h);
+	if (n == 0 || n >= 4096 || wcsncmp(f, L"\\\\?\\", 4) != 0 || !(out = malloc(4096 * 3)))
+		return NULL;
+	if (!WideCharToMultiByte(CP_UTF8, 0, f + 4, -1, out, 4096 * 3, NULL, NULL)) {
+		free(out);
+		return NULL;
+	}
+	for (char *c = out; *c; c++)
+		if (*c == '\\')
+			*c = '/';
+	return out;
+}
+
 const char *prims_os_name(void)
 {
 	HMODULE nt = GetModuleHandleW(L"ntdll.dll");
@@ -41,9 +68,22 @@ void prims_host_facts(prims_fact_fn emit, void *ctx)
 	(void)ctx;
 }
 
+/* The canonical spelling of this user's temp directory (GetTempPathW, then
+ * its final path with '/' separators: "C:/Users/x/AppData/Local/Temp"), the
+ * same for both roots: a Windows sandbox replaces no directory, so nothing
+ * is hidden; "" when it cannot be resolved (every temp dir then fails). */
 const char *prims_temp_root(int visible)
 {
+	static char root[4096];
+	wchar_t w[MAX_PATH + 1];
+
 	(void)visible;
-	const char *t = getenv("TEMP");
-	return t && *t ? t : "C:/Windows/Temp";
+	if (!root[0] && GetTempPathW(MAX_PATH + 1, w)) {
+		char *r = realpath_utf8(w);
+
+		if (r && strlen(r) < sizeof(root))
+			strcpy(root, r);
+		free(r);
+	}
+	return root;
 }

@@ -1,0 +1,182 @@
+/* test_proc_win.c - proc.h and tmpdir.h on windows (under Wine in the
+ * cross-build: label wine, plumbing only).  The program re-runs itself as
+ * the child of each check (argv[1] a mode), and judges by effects on the
+ * host: a grandchild's pid that no longer names a live process after the
+ * tree kill, the bytes that came back, a directory left where it was.
+ *
+ *   echo        stdin to stdout, "err" on stderr, exit 7
+ *   args        each argument on a line of its own
+ *   tree N      starts a grandchild (mode "sleep"), prints its pid, then
+ *               sleeps (N = 1) or exits 0 (N = 0)
+ *   sleep       sleeps 60 s */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include "sandproof/prims.h"
+#include "sandproof/proc.h"
+#include "sandproof/tmpdir.h"
+#include "t.h"
+
+static char self[4096];
+
+static int child_tree(int stay)
+{
+	wchar_t w[4096], line[4200];
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+
+	GetModuleFileNameW(NULL, w, 4096);
+	swprintf(line, 4200, L"\"%ls\" sleep", w);
+	if (!CreateProcessW(w, line, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
+		return 3;
+	printf("%lu\n", (unsigned long)pi.dwProcessId);
+	fflush(stdout);
+	if (stay)
+		Sleep(60000);
+	return 0;
+}
+
+static int child_main(int argc, char **argv)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!strcmp(argv[1], "echo")) {
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			fwrite(buf, 1, n, stdout);
+		fputs("err", stderr);
+		return 7;
+	}
+	if (!strcmp(argv[1], "args")) {
+		for (int i = 2; i < argc; i++)
+			printf("%s\n", argv[i]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "tree"))
+		return child_tree(argc > 2 && !strcmp(argv[2], "1"));
+	Sleep(60000); /* "sleep" */
+	return 0;
+}
+
+static void run(struct proc_opts *o, struct proc_result *r, char **argv)
+{
+	o->argv = argv;
+	memset(r, 0, sizeof(*r));
+	t_ok(proc_run(o, r) == 0, "proc_run %s %s: 0", argv[1], argv[2] ? argv[2] : "");
+}
+
+static void check_io(void)
+{
+	struct proc_opts o;
+	struct proc_result r;
+	char *argv[] = {self, "echo", NULL};
+	char *args[] = {self, "args", "a b", "", "q\"uote", "back\\\\", "tail\\\\\"x", NULL};
+
+	proc_opts_init(&o);
+	o.stdin_data = "fed\nbytes";
+	o.stdin_len = 9;
+	run(&o, &r, argv);
+	t_ok(r.exited && r.exit_code == 7, "echo: exited with 7 (got %d/%d)", r.exited, r.exit_code);
+	t_ok(r.out_len == 9 && !memcmp(r.out, "fed\nbytes", 9), "echo: stdin came back on stdout");
+	t_ok(r.err_len == 3 && !strcmp(r.err, "err"), "echo: stderr captured apart");
+	t_ok(r.pid > 0 && !r.timed_out && !r.term_signal, "echo: a pid, no timeout, no signal");
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	run(&o, &r, args);
+	t_ok(r.out && !strcmp(r.out, "a b\n\nq\"uote\nback\\\\\ntail\\\\\"x\n"),
+	     "args: every argument arrives as given (spaces, empty, quotes, backslashes)");
+	proc_result_free(&r);
+}
+
+static void check_tree(void)
+{
+	struct proc_opts o;
+	struct proc_result r;
+	char *stay[] = {self, "tree", "1", NULL}, *leave[] = {self, "tree", "0", NULL};
+	long g;
+
+	proc_opts_init(&o);
+	o.timeout_ms = 1500;
+	run(&o, &r, stay);
+	g = r.out ? strtol(r.out, NULL, 10) : 0;
+	t_ok(r.timed_out && !r.exited && r.term_signal == SIGKILL,
+	     "timeout: timed_out, killed (SIGKILL)");
+	t_ok(g > 0 && proc_pid_exists(g) == 0, "timeout: the grandchild %ld was killed with the tree", g);
+	t_ok(r.killed >= 2, "timeout: killed counts the program and the grandchild (%d)", r.killed);
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	o.kill_leftovers = true;
+	run(&o, &r, leave);
+	g = r.out ? strtol(r.out, NULL, 10) : 0;
+	t_ok(r.exited && r.exit_code == 0 && r.leftovers == 1,
+	     "leftovers: the program exited, its grandchild counted (%d)", r.leftovers);
+	t_ok(g > 0 && proc_pid_exists(g) == 0, "kill_leftovers: the grandchild %ld is gone", g);
+	proc_result_free(&r);
+}
+
+static void check_refusals(void)
+{
+	struct proc_opts o;
+	struct proc_result r;
+	char *argv[] = {self, "echo", NULL}, *none[] = {"no-such-program-sandproof", NULL};
+	const char *held[] = {"openat", NULL};
+
+	proc_opts_init(&o);
+	o.argv = argv;
+	o.hold_syscalls = held;
+	t_ok(proc_run(&o, &r) == -EOPNOTSUPP, "a hold filter is refused (EOPNOTSUPP)");
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	o.argv = argv;
+	o.private_mounts = true;
+	t_ok(proc_run(&o, &r) == -EOPNOTSUPP, "private mounts are refused (EOPNOTSUPP)");
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	run(&o, &r, none);
+	t_ok(r.setup_err == ENOENT && r.exit_code == 127 && !strcmp(r.setup_step, "exec"),
+	     "no such program: setup_err ENOENT at exec, 127");
+	proc_result_free(&r);
+}
+
+static void check_tmpdir(void)
+{
+	char a[4200], b[4200], c[4200];
+	int fd, fd2;
+
+	snprintf(a, sizeof(a), "%s/sandproof-test-proc-win-a", prims_temp_root(0));
+	snprintf(b, sizeof(b), "%s/sandproof-test-proc-win-b", prims_temp_root(0));
+	snprintf(c, sizeof(c), "%s/sandproof-test-proc-win-c", prims_temp_root(0));
+	rmdir(a), rmdir(b), rmdir(c);
+	t_ok(mkdir(a, 0700) == 0 && mkdir(c, 0700) == 0, "tmpdir: made two directories");
+	fd = open(a, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	fd2 = open(a, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	t_ok(fd >= 0 && tmpdir_lock(fd, 1) == 0, "tmpdir_lock: claimed");
+	t_ok(fd2 >= 0 && tmpdir_lock(fd2, 1) == -EWOULDBLOCK, "tmpdir_lock: a second claim is refused");
+	t_ok(tmpdir_rename_new(fd, a, c) == -EEXIST, "tmpdir_rename_new: an existing name is kept");
+	t_ok(tmpdir_rename_new(fd, a, b) == 0, "tmpdir_rename_new: renamed through the claim");
+	close(fd);
+	close(fd2);
+	t_ok(access(b, F_OK) == 0 && access(a, F_OK) != 0, "tmpdir: the directory is at its new name");
+	rmdir(b), rmdir(c);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		return child_main(argc, argv);
+	prims_self_exe_init(argv[0]);
+	snprintf(self, sizeof(self), "%s", prims_self_exe() ? prims_self_exe() : "");
+	check_io();
+	check_tree();
+	check_refusals();
+	check_tmpdir();
+	t_ok(proc_pid_exists((long)GetCurrentProcessId()) == 1, "proc_pid_exists: this process exists");
+	return t_done();
+}
