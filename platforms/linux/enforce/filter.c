@@ -1,6 +1,7 @@
 /* filter.c - see filter.h. */
 #include "filter.h"
 #include "kfacts.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,6 +230,7 @@ static int load(const struct filter_opts *o, bool notify, int *notify_fd)
 		rc = -EBUSY;
 	if (!rc)
 		rc = add_rules(ctx, o, deny);
+	tm_mark("command: seccomp rules added");
 	if (!rc)
 		rc = seccomp_load(ctx); /* atomic: in force, or nothing loaded */
 	if (!rc && notify) {
