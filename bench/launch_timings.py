@@ -30,11 +30,14 @@ def main():
         if p.returncode != 0:
             sys.exit("exit %d: %s" % (p.returncode, p.stderr))
         for line in p.stderr.splitlines():
-            if not line.startswith("sandproof-ref: timings: "):
+            if not line.startswith("sandproof-ref: timings: ") or " origin " in line:
                 continue
             f = line[len("sandproof-ref: timings: "):].split(None, 5)
             # "OFF ms +STEP ms WHO LABEL", WHO being runner, "pid 1" or command
-            rest = line[len("sandproof-ref: timings: "):].split("ms", 2)[2].strip()
+            parts = line[len("sandproof-ref: timings: "):].split(" ms ", 2)
+            if len(parts) < 3:
+                sys.exit("unexpected line: " + line)
+            rest = parts[2].strip()
             label = rest.split(None, 2)[2] if rest.startswith("pid 1") else rest.split(None, 1)[1]
             if label not in offs:
                 order.append(label)

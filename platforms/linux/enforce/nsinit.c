@@ -320,7 +320,13 @@ _Noreturn void nsinit_run(const struct nsinit *a)
 			   "the sandbox's first process is not pid 1 of a new pid namespace");
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	cmd = fork();
+	/* vfork: the command's process borrows pid 1's memory until its
+	 * execve (or _exit) instead of copying it, and pid 1 waits for that.
+	 * Everything command() changes is the child's own (descriptor table,
+	 * signal dispositions and mask, cwd, credentials, Landlock domain and
+	 * seccomp filter are per process or per task, not memory); what it
+	 * writes to memory before execve is our code's, never the command's. */
+	cmd = vfork();
 	if (cmd < 0)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, "fork", errno, NULL);
 	if (cmd == 0)
