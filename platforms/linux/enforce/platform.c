@@ -361,9 +361,9 @@ static void launch_release(struct plan *plan, struct launch *l, struct launch_ch
 
 	/* Into the cgroups before pid 1 is released: it forks the command
 	 * only after the sync byte, so nothing of the sandbox starts outside. */
-	if (maps_write(l->pid, &st->setup) < 0 ||
-	    (tm_mark("launch: id maps written"), 0) ||
-	    limits_attach(&plan->limits, l->pid, &st->setup) < 0) {
+	rc = maps_write(l->pid, &st->setup);
+	tm_mark("launch: id maps written");
+	if (rc < 0 || limits_attach(&plan->limits, l->pid, &st->setup) < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
 		chans_close(c); /* pid 1 reads EOF and exits */
 		return;
