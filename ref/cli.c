@@ -81,6 +81,8 @@ static const char usage_text[] =
 "                     memory_bytes, tmp_bytes, shm_bytes, open_files, cpu_seconds;\n"
 "                     refused (125) when this host cannot enforce it\n"
 "  --json             capture output and print the JSON outcome instead\n"
+"  --timings          print where the launch spent its time on stderr (Linux;\n"
+"                     SANDPROOF_REF_TIMINGS=1 does the same for run)\n"
 "  The command gets this process's environment and stdin.  Without --json its\n"
 "  output passes straight through and the exit status is:\n"
 "    the command's own status   it ran to its end (128+N: killed by signal N)\n"

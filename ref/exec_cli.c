@@ -145,7 +145,7 @@ static int push_limit(cJSON *limits, const char *arg)
 
 enum { O_WRITE = 256, O_READ, O_DENY_READ, O_DENY_WRITE, O_PROTECT, O_NETWORK,
        O_UNRESTRICTED, O_NO_TEMP, O_BLOCK_UNIX, O_TIMEOUT, O_OUTPUT_LIMIT,
-       O_CWD, O_JSON, O_LIMIT, O_HELP };
+       O_CWD, O_JSON, O_LIMIT, O_TIMINGS, O_HELP };
 
 static int take_flag(struct exec_flags *f, int c, const char *arg)
 {
@@ -164,6 +164,9 @@ static int take_flag(struct exec_flags *f, int c, const char *arg)
 	case O_BLOCK_UNIX: f->block_unix = true; return 0;
 	case O_CWD: f->cwd = arg; return 0;
 	case O_JSON: f->json = true; return 0;
+	/* Read by the Linux adapter (platforms/linux/enforce/timings.h);
+	 * never passed to the command, whose environment is the request's. */
+	case O_TIMINGS: return setenv("SANDPROOF_REF_TIMINGS", "1", 1) ? -ENOMEM : 0;
 	case O_TIMEOUT:
 		rc = parse_seconds(arg, &f->timeout_ms);
 		if (rc)
@@ -330,6 +333,7 @@ static int flags_parse(struct exec_flags *f, int argc, char **argv)
 		{"output-limit", required_argument, NULL, O_OUTPUT_LIMIT},
 		{"cwd", required_argument, NULL, O_CWD},
 		{"json", no_argument, NULL, O_JSON},
+		{"timings", no_argument, NULL, O_TIMINGS},
 		{"limit", required_argument, NULL, O_LIMIT},
 		{"help", no_argument, NULL, O_HELP},
 		{0},

@@ -1,6 +1,7 @@
 /* filter.c - see filter.h. */
 #include "filter.h"
 #include "kfacts.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,10 @@ static const struct denied filter_denied[] = {
 	{"clock_settime", -1},
 };
 
+#ifdef FILTER_GEN
+/* The builder: compiled only into filter_gen, which runs it at build time
+ * for every policy shape and writes the programs into filter_bpf.h; the
+ * runner loads those (filter_install below) and compiles nothing. */
 static int resolve(const struct denied *d)
 {
 	int nr = seccomp_syscall_resolve_name(d->name);
@@ -204,52 +209,101 @@ static int add_rules(scmp_filter_ctx ctx, const struct filter_opts *o,
 	return add_family_rules(ctx, deny, SCMP_SYS(socketpair), o->block_unix_sockets);
 }
 
-/* Build and load one filter.  On success with notify, *notify_fd is the
- * listener, close-on-exec. */
-static int load(const struct filter_opts *o, bool notify, int *notify_fd)
+/* Build one filter (for one shape: deny by notification or EPERM, AF_UNIX
+ * blocked or not) into a libseccomp context, or NULL. */
+static scmp_filter_ctx build(const struct filter_opts *o)
 {
-	uint32_t deny = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
+	uint32_t deny = o->notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc;
 
 	if (!ctx)
-		return -ENOMEM;
+		return NULL;
 	/* Only the native ABI is in the filter: any other one (ia32 through
 	 * int 0x80; x32, whose numbers carry 0x40000000 and which libseccomp
 	 * rejects in a native x86_64 filter) takes the bad-arch action and
 	 * the whole process dies, so no rule can be dodged by renumbering. */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (!rc) /* real errnos from the kernel (EBUSY), not -ECANCELED */
-		rc = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-	/* libseccomp 2.5.4 asks the kernel for a listener only while it holds
-	 * none: a second notify filter in this process would load without one
-	 * (denied calls then fail ENOSYS, unreported) and hand back the old
-	 * descriptor.  Refuse it here like the kernel's EBUSY. */
-	if (!rc && notify && seccomp_notify_fd(ctx) >= 0)
-		rc = -EBUSY;
 	if (!rc)
 		rc = add_rules(ctx, o, deny);
-	if (!rc)
-		rc = seccomp_load(ctx); /* atomic: in force, or nothing loaded */
-	if (!rc && notify) {
-		int fd = seccomp_notify_fd(ctx);
-
-		/* Loaded but without a listener in hand (libseccomp did not
-		 * ask for one): denied calls would fail ENOSYS, unreported.
-		 * The one failure after loading; the caller still fails
-		 * closed, so the command is not run. */
-		if (fd < 0)
-			rc = -EBADF;
-		else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-			/* The command must never inherit the listener. */
-			rc = -errno;
-			close(fd);
-		} else {
-			*notify_fd = fd;
-		}
+	if (rc) {
+		seccomp_release(ctx);
+		return NULL;
 	}
-	seccomp_release(ctx);
-	return rc;
+	return ctx;
+}
+
+/* filter_gen: print filter_bpf.h, the program of every shape as
+ * struct sock_filter arrays, indexed by FILTER_SHAPE(). */
+int main(void)
+{
+	FILE *tmp;
+
+	/* Notification is an API level 5 action; the kernel that runs the
+	 * programs is asked at run time (kfacts), not the build host's. */
+	if (seccomp_api_set(5) != 0)
+		return 1;
+	printf("/* filter_bpf.h - generated at build time by filter_gen from filter.c; do not edit. */\n");
+	for (int shape = 0; shape < 4; shape++) {
+		struct filter_opts o = {.notify = shape & 2, .block_unix_sockets = shape & 1};
+		scmp_filter_ctx ctx = build(&o);
+		struct sock_filter f;
+		size_t n = 0;
+
+		if (!ctx || !(tmp = tmpfile()) || seccomp_export_bpf(ctx, fileno(tmp)) != 0) {
+			fprintf(stderr, "filter_gen: cannot build shape %d\n", shape);
+			return 1;
+		}
+		seccomp_release(ctx);
+		rewind(tmp);
+		printf("static const struct sock_filter filter_bpf_%d[] = {\n", shape);
+		for (; fread(&f, sizeof(f), 1, tmp) == 1; n++)
+			printf("\t{0x%04x, %u, %u, 0x%08x},\n", f.code, f.jt, f.jf, f.k);
+		printf("};\n");
+		fclose(tmp);
+		if (n == 0 || n > BPF_MAXINSNS)
+			return 1;
+	}
+	printf("static const struct sock_fprog filter_bpf[4] = {\n");
+	for (int shape = 0; shape < 4; shape++)
+		printf("\t{sizeof(filter_bpf_%d) / sizeof(filter_bpf_%d[0]), (struct sock_filter *)filter_bpf_%d},\n",
+		       shape, shape, shape);
+	printf("};\n");
+	return ferror(stdout) ? 1 : 0;
+}
+
+#else /* the runner */
+
+#include "filter_bpf.h"
+
+/* Index into filter_bpf[] of the program for a shape. */
+#define FILTER_SHAPE(notify, block_unix) (((notify) ? 2 : 0) | ((block_unix) ? 1 : 0))
+
+/* Load one precompiled filter.  With notify, *notify_fd is the listener,
+ * close-on-exec.  The kernel itself refuses a second listener in a filter
+ * chain (EBUSY), and loads nothing then. */
+static int load(const struct filter_opts *o, bool notify, int *notify_fd)
+{
+	const struct sock_fprog *prog =
+		&filter_bpf[FILTER_SHAPE(notify, o->block_unix_sockets)];
+	long fd;
+
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, prog);
+	if (fd < 0)
+		return -errno; /* nothing loaded */
+	if (notify) {
+		/* The command must never inherit the listener (the kernel
+		 * makes it O_CLOEXEC; said again in case it ever does not). */
+		if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0) {
+			int e = errno;
+
+			close((int)fd);
+			return -e; /* loaded: the caller still fails closed */
+		}
+		*notify_fd = (int)fd;
+	}
+	return 0;
 }
 
 int filter_install(const struct filter_opts *o, int *notify_fd)
@@ -363,3 +417,5 @@ int filter_notify_service(int fd, char *name, size_t namelen)
 	snprintf(name, namelen, "%s", nm);
 	return 1;
 }
+
+#endif /* FILTER_GEN */

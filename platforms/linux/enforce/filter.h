@@ -1,11 +1,16 @@
 /* filter.h - the command's seccomp filter (docs/CONTRACT.md, PRIV and NET).
  *
- * One libseccomp filter, loaded into the command's own process right before
+ * One seccomp filter, loaded into the command's own process right before
  * execve (after no_new_privs): default ALLOW, a list of escape and kernel
  * attack-surface syscalls denied (EPERM, or reported through seccomp user
  * notification so the runner can record each denial by name), and every
  * foreign ABI (ia32 through int 0x80, x32 through nr | 0x40000000) killed.
- * filter.c lists each rule with the reason it is there. */
+ * filter.c lists each rule with the reason it is there.  libseccomp compiles
+ * those rules at build time (filter_gen, filter.c built with FILTER_GEN)
+ * into one program per shape (notify or EPERM, AF_UNIX blocked or not) in
+ * filter_bpf.h; at run time the chosen program is loaded with seccomp(2)
+ * and nothing is compiled.  libseccomp is still used at run time to name a
+ * denied syscall's number. */
 #ifndef SANDPROOF_FILTER_H
 #define SANDPROOF_FILTER_H
 
@@ -17,7 +22,7 @@ struct filter_opts {
 	bool notify;             /* report denials through user notification */
 };
 
-/* Build the filter and load it into the calling process (which has already
+/* Load the filter of o's shape into the calling process (which has already
  * set no_new_privs; the process should be single-threaded: no TSYNC).
  *
  * Returns 0 when the filter is in force.  *notify_fd is then the listener
@@ -33,9 +38,10 @@ struct filter_opts {
  * copy of the listener is closed, denied calls fail with ENOSYS instead.
  * sendmsg, close and execve are never filtered.
  *
- * Returns -errno on failure: the caller fails closed (SETUP).  No filter was
- * loaded then, save one case: -EBADF when a notify filter loaded but
- * libseccomp handed back no listener (not seen in practice). */
+ * Returns -errno on failure: the caller fails closed (SETUP); no filter was
+ * loaded then.  (A notify filter whose listener cannot be marked
+ * close-on-exec has it closed, and the EPERM filter is loaded over it: the
+ * same calls denied, unreported, *notify_fd -1.) */
 int filter_install(const struct filter_opts *o, int *notify_fd);
 
 /* Whether notification is offered and usable here: kfacts.h

@@ -22,6 +22,7 @@
 #include "landlock.h"
 #include "pathexec.h"
 #include "spawn.h"
+#include "timings.h"
 
 #define NSINIT_MAX_LL 64
 
@@ -139,6 +140,7 @@ static _Noreturn void command(const struct nsinit *a)
 				 .notify = a->seccomp_notify};
 	int rep = a->report_fd, nfd = -1, rc, err;
 
+	tm_mark("command: forked");
 	spawn_reset_signals();
 	close(a->status_fd);
 	if (setsid() < 0)
@@ -153,11 +155,14 @@ static _Noreturn void command(const struct nsinit *a)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "no_new_privs", errno, NULL);
 	if (a->landlock_abi > 0 && (rc = landlock_apply(a)) < 0)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "landlock", -rc, NULL);
+	tm_mark("command: landlock applied");
 	if ((rc = caps_drop()) < 0)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "capabilities", -rc, NULL);
+	tm_mark("command: capabilities dropped");
 	/* Last: from here on the mount family, ptrace & co. are gone. */
 	if ((rc = filter_install(&fo, &nfd)) < 0)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "seccomp", -rc, NULL);
+	tm_mark("command: seccomp loaded");
 	if ((rc = send_listener(a->sock_fd, nfd)) < 0)
 		spawn_fail(rep, SPAWN_MSG_SETUP, "seccomp_listener", -rc, NULL);
 	if (nfd >= 0)
@@ -179,6 +184,7 @@ static _Noreturn void command(const struct nsinit *a)
 		if ((rc = limits_apply_rlimits(a->limits, &which)) < 0)
 			spawn_fail(rep, SPAWN_MSG_SETUP, which, -rc, "setrlimit");
 	}
+	tm_mark("command: execve");
 	err = pathexec_execve(r->command.v, a->envp);
 	spawn_fail(rep, SPAWN_MSG_EXEC, "exec", err, r->command.v[0]);
 }
@@ -206,10 +212,12 @@ static uint64_t own_cpu_ms(pid_t pid)
  * never. */
 static _Noreturn void reaper_finish(const struct nsinit_status *status, int status_fd)
 {
+	tm_mark("pid 1: command reaped");
 	if (getpid() == 1)
 		kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	tm_mark("pid 1: namespace emptied");
 	if (status && write(status_fd, status, sizeof(*status)) < 0) {
 		/* the runner then reports the raw status */
 	}
@@ -290,6 +298,7 @@ _Noreturn void nsinit_run(const struct nsinit *a)
 	char b;
 	int rc;
 
+	tm_mark("pid 1: cloned");
 	close_except(keep, sizeof(keep) / sizeof(keep[0]));
 	spawn_reset_signals();
 	/* Die with the runner.  The sync read below closes the race with a
@@ -298,17 +307,26 @@ _Noreturn void nsinit_run(const struct nsinit *a)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, "pdeathsig", errno, NULL);
 	if (read(a->sync_fd, &b, 1) != 1)
 		_exit(127);
+	tm_mark("pid 1: released");
 	close(a->sync_fd);
 	if (a->net_deny && (rc = lo_up()) < 0)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, "loopback", -rc, NULL);
+	tm_mark("pid 1: loopback up");
 	if (mplan_apply(a->mounts, &err) < 0)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, err.step, err.err, err.detail);
+	tm_mark("pid 1: mounts applied");
 	if (getpid() != 1)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, "pid_namespace", EINVAL,
 			   "the sandbox's first process is not pid 1 of a new pid namespace");
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	cmd = fork();
+	/* vfork: the command's process borrows pid 1's memory until its
+	 * execve (or _exit) instead of copying it, and pid 1 waits for that.
+	 * Everything command() changes is the child's own (descriptor table,
+	 * signal dispositions and mask, cwd, credentials, Landlock domain and
+	 * seccomp filter are per process or per task, not memory); what it
+	 * writes to memory before execve is our code's, never the command's. */
+	cmd = vfork();
 	if (cmd < 0)
 		spawn_fail(a->report_fd, SPAWN_MSG_SETUP, "fork", errno, NULL);
 	if (cmd == 0)

@@ -31,6 +31,7 @@
 #include "sandproof/platform.h"
 #include "protect.h"
 #include "spawn.h"
+#include "timings.h"
 #include "userns.h"
 
 #define PROTECT_EV_BATCH 16
@@ -71,6 +72,8 @@ int platform_supervisor_init(void)
 {
 	/* Belt and braces: anything that leaves the pid namespace's reach
 	 * still comes back to us, not to the host's init. */
+	tm_init();
+	tm_mark("supervisor_init");
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		return -errno;
 	return 0;
@@ -167,15 +170,19 @@ int platform_prepare(const struct request *req, struct plan **out,
 	if (!p)
 		return setup_err(err, "plan", ENOMEM, NULL);
 	p->req = req;
+	tm_mark("prepare");
 	rc = mplan_build(req, &p->mounts, err);
+	tm_mark("prepare: mount plan");
 	if (rc == 0)
 		rc = protect_prepare(p, err);
+	tm_mark("prepare: protect plan");
 	if (rc == 0)
 		rc = mplan_add_hides(&p->mounts, req, err);
 	if (rc == 0 && env_build(req, &p->mounts, &p->envp) < 0)
 		rc = setup_err(err, "plan", ENOMEM, NULL);
 	if (rc == 0)
 		rc = limits_prepare(req, &p->mounts, &p->limits, err);
+	tm_mark("prepare: limits");
 	if (rc < 0) {
 		platform_plan_free(p);
 		return rc;
@@ -199,6 +206,7 @@ int platform_prepare(const struct request *req, struct plan **out,
 		}
 		p->enf.landlock_abi = abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi;
 	}
+	tm_mark("prepare: kernel probes");
 	*out = p;
 	return 0;
 }
@@ -207,6 +215,7 @@ void platform_plan_free(struct plan *plan)
 {
 	if (!plan)
 		return;
+	tm_mark("plan_free");
 	for (size_t i = 0; i < plan->n_protect; i++)
 		protect_plan_free(&plan->protect[i]);
 	free(plan->protect);
@@ -214,6 +223,8 @@ void platform_plan_free(struct plan *plan)
 	mplan_free(&plan->mounts);
 	strv_free(&plan->envp);
 	free(plan);
+	tm_mark("plan_free: done");
+	tm_report(stderr);
 }
 
 void platform_enforcement(const struct plan *plan, struct enforcement *e)
@@ -301,7 +312,10 @@ static int launch_clone(struct plan *plan, const struct launch_stdio *io,
 
 	if (req->network == NET_DENY)
 		flags |= CLONE_NEWNET;
+	tm_mark("launch: clone");
 	pid = clone_ns(flags, &pidfd);
+	if (pid > 0)
+		tm_mark("launch: clone returned");
 	if (pid < 0)
 		return setup_err(&st->setup, "clone", errno,
 				 "cannot create the user, mount, pid, ipc and network namespaces");
@@ -347,8 +361,9 @@ static void launch_release(struct plan *plan, struct launch *l, struct launch_ch
 
 	/* Into the cgroups before pid 1 is released: it forks the command
 	 * only after the sync byte, so nothing of the sandbox starts outside. */
-	if (maps_write(l->pid, &st->setup) < 0 ||
-	    limits_attach(&plan->limits, l->pid, &st->setup) < 0) {
+	rc = maps_write(l->pid, &st->setup);
+	tm_mark("launch: id maps written");
+	if (rc < 0 || limits_attach(&plan->limits, l->pid, &st->setup) < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
 		chans_close(c); /* pid 1 reads EOF and exits */
 		return;
@@ -359,7 +374,9 @@ static void launch_release(struct plan *plan, struct launch *l, struct launch_ch
 	}
 	close(c->sync[1]);
 	c->sync[1] = -1;
+	tm_mark("launch: released pid 1");
 	rc = spawn_read_report(c->rep[0], st);
+	tm_mark("launch: spawn report read");
 	if (rc < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
 		setup_err(&st->setup, "report", -rc, NULL);
@@ -374,6 +391,7 @@ static void launch_release(struct plan *plan, struct launch *l, struct launch_ch
 		}
 	}
 	chans_close(c);
+	tm_mark("launch: listener received");
 }
 
 int platform_launch(struct plan *plan, const struct launch_stdio *io,
@@ -387,6 +405,7 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return setup_err(&st->setup, "launch", ENOMEM, NULL);
+	tm_mark("launch");
 	/* Watch before anything runs: a create can only happen after this. */
 	if (protect_watches(plan)) {
 		rc = protect_monitor_start(plan->protect, plan->n_protect, &l->mon);
@@ -397,6 +416,7 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io,
 						       : "cannot watch for protected names");
 		}
 	}
+	tm_mark("launch: monitor started");
 	if (pipe2(c.sync, O_CLOEXEC) < 0 || pipe2(c.rep, O_CLOEXEC) < 0 ||
 	    pipe2(c.stp, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c.sk) < 0)
@@ -429,6 +449,7 @@ int platform_status(struct launch *l, int raw)
 	/* pid 1 wrote the command's own wait status before it exited; if it
 	 * was killed instead (timeout, cancel, a limit) the raw status is all
 	 * there is. */
+	tm_mark("status: pid 1 reaped");
 	l->have_status = true;
 	l->status = raw;
 	if (l->status_fd >= 0 && read(l->status_fd, &st, sizeof(st)) == sizeof(st)) {
@@ -544,10 +565,13 @@ int platform_release(struct launch *l, struct denials *d)
 	/* The sandbox is gone: read the last events, then remove whatever
 	 * protected name exists now that did not before (never following a
 	 * symlink), so it stays absent on the host (META-3). */
+	tm_mark("release");
 	if (l->mon) {
 		stop |= protect_drain(l, d, false);
 		stop |= protect_drain(l, d, true);
+		tm_mark("release: monitor drained and swept");
 		protect_monitor_free(l->mon);
+		tm_mark("release: monitor freed");
 	}
 	if (l->notify_fd >= 0)
 		close(l->notify_fd);
@@ -556,6 +580,7 @@ int platform_release(struct launch *l, struct denials *d)
 	if (l->status_fd >= 0)
 		close(l->status_fd);
 	free(l);
+	tm_mark("release: done");
 	return stop;
 }
 

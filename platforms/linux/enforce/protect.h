@@ -179,6 +179,15 @@ int protect_monitor_service(struct protect_mon *m, struct protect_event *ev,
 int protect_monitor_cleanup(struct protect_mon *m, struct protect_event *ev,
 			    size_t max);
 
+/* End the monitor.  Every inotify mark is removed first (inotify_rm_watch,
+ * synchronous: when this returns no watch of the run is on any inode), then
+ * the now empty group is handed to the kernel to destroy, through an
+ * io_uring ring whose teardown runs in a kernel worker: destroying a group
+ * waits for the fsnotify mark reaper and an SRCU grace period, 5-25 ms when
+ * the CPUs are busy, and that wait is no longer the runner's.  Where
+ * io_uring cannot be used the group is closed here and the wait is ours.
+ * Numbers and the options weighed: bench/RESULTS.md, "The inotify
+ * teardown". */
 void protect_monitor_free(struct protect_mon *m);
 
 #endif

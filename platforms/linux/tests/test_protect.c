@@ -742,6 +742,51 @@ static void test_overflow(void)
 	fix_end(&f);
 }
 
+/* How many inotify marks the group behind fd holds (its fdinfo lists one
+ * "inotify wd:" line per mark); -1 when it cannot be read. */
+static int marks_of(int fd)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "inotify wd:", 11) == 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* protect_monitor_free hands the group's destruction to the kernel (off the
+ * runner's critical path), but removes every mark itself first: no watch
+ * of the run may outlive the runner.  A dup of the group's descriptor keeps
+ * the group alive here so its marks can be counted after the free. */
+static void test_free_removes_marks(void)
+{
+	struct fix f;
+	int keep, before, after;
+
+	reset_ws();
+	mkdir(P(".git"), 0755); /* a dynamic watch too, once .git is scanned */
+	fix_start(&f, meta);
+	if (f.rc_plan || f.rc_mon) {
+		check(false, "free removes marks: setup failed");
+		fix_end(&f);
+		return;
+	}
+	keep = fcntl(protect_monitor_fd(f.mon), F_DUPFD_CLOEXEC, 3);
+	before = marks_of(keep);
+	fix_end(&f);
+	after = marks_of(keep);
+	check(before >= 2 && after == 0, "protect_monitor_free removes every mark "
+	      "before it lets the group go (%d marks before, %d after)", before, after);
+	close(keep);
+}
+
 int main(void)
 {
 	snprintf(base, sizeof(base), "/tmp/test_protect.XXXXXX");
@@ -765,6 +810,7 @@ int main(void)
 	test_cleanup();
 	test_start_and_lost();
 	test_overflow();
+	test_free_removes_marks();
 
 	rm_rf(base);
 	check(!exists(base), "temp directory removed");
