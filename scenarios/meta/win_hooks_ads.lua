@@ -3,7 +3,7 @@
 -- hooks\pre-commit::$DATA the default stream of pre-commit (the file).
 -- A policy matching names, not objects, may miss both.  The command writes
 -- through each; the host reads each back (a stream shows only there) and
--- snapshots .git.
+-- snapshots .git\hooks.
 local lib = require "sandproof.lib"
 
 local function SPELL(hooks) return { hooks .. ":evil", hooks .. "/pre-commit::$DATA" } end

@@ -2,7 +2,7 @@
 -- the file's: a link made into .git\hooks would plant a hook, and a link
 -- made in the workspace to an existing hook would let the command rewrite
 -- it through a name outside the protected path.  Both are tried; the host
--- snapshots .git.
+-- snapshots .git\hooks.
 local lib = require "sandproof.lib"
 
 return scenario {
@@ -19,7 +19,7 @@ return scenario {
     local sample, bait = hooks .. "/post-checkout", t.ws .. "/bait"
     assert(sp.write(sample, "#!/bin/sh\nexit 0\n"))
     assert(sp.write(bait, "#!/bin/sh\necho pwned\n"))
-    local before = lib.snapshot(t.ws .. "/.git")
+    local before = lib.snapshot(hooks)
     local r = t:ran(t:sandbox { probe = {
       { "write", t.ws .. "/ok", "ok", as = "control" },
       { "link", bait, hooks .. "/pre-commit", as = "into" },
@@ -32,9 +32,9 @@ return scenario {
       errs[#errs + 1] = n .. "=" .. (not q and "missing" or q.ok and "ok" or tostring(q.errno))
     end
     t:note("note", "ops: " .. table.concat(errs, " "))
-    local after = lib.snapshot(t.ws .. "/.git")
+    local after = lib.snapshot(hooks)
     if after ~= before then
-      t:note("note", ".git changed: " .. lib.snapshot_diff(before, after))
+      t:note("note", ".git/hooks changed: " .. lib.snapshot_diff(before, after))
       return "written"
     end
     return "denied"

@@ -672,12 +672,12 @@ M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setat
 -- The Windows path-spelling scenarios (meta.win_*): the command writes a
 -- hook through each spelling in o.spell(hooks) (a list of paths naming,
 -- on NTFS, something in or of t.ws/.git/hooks), the workspace write the
--- positive control.  Host oracle: the .git tree's snapshot, and each
--- spelling read back from the host (an alternate data stream shows only
--- there).  Returns "denied", "written" or "control_failed".
+-- positive control.  Host oracle: the hooks directory's snapshot, and
+-- each spelling read back from the host (an alternate data stream shows
+-- only there).  Returns "denied", "written" or "control_failed".
 function M.win_hook_spellings(t, spell)
-  local git, hooks = t.ws .. "/.git", t.ws .. "/.git/hooks"
-  local before = M.snapshot(git)
+  local hooks = t.ws .. "/.git/hooks"
+  local before = M.snapshot(hooks)
   local probe = { { "write", t.ws .. "/ok", "ok", as = "control" } }
   local paths = spell(hooks)
   for i, p in ipairs(paths) do probe[#probe + 1] = { "write", p, "#!/bin/sh\necho pwned\n", as = "s" .. i } end
@@ -693,9 +693,9 @@ function M.win_hook_spellings(t, spell)
     if sp.read(p) == "#!/bin/sh\necho pwned\n" then planted[#planted + 1] = p end
   end
   t:note("note", "writes: " .. table.concat(errs, " "))
-  local after = M.snapshot(git)
+  local after = M.snapshot(hooks)
   if after ~= before then
-    t:note("note", ".git changed: " .. M.snapshot_diff(before, after))
+    t:note("note", ".git/hooks changed: " .. M.snapshot_diff(before, after))
     return "written"
   end
   if #planted > 0 then
