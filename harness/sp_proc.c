@@ -121,6 +121,10 @@ static void push_result(lua_State *L, const struct proc_result *r)
 	lua_setfield(L, -2, "leftovers");
 	lua_pushinteger(L, r->killed);
 	lua_setfield(L, -2, "killed");
+	if (r->hold_note[0]) {
+		lua_pushstring(L, r->hold_note);
+		lua_setfield(L, -2, "hold_note");
+	}
 	if (r->setup_err) {
 		lua_pushfstring(L, "%s: %s", r->setup_step, prims_errno_name(r->setup_err));
 		lua_setfield(L, -2, "setup_error");
@@ -144,7 +148,7 @@ static const char *const spawn_keys[] = {
 	"lab", "fault", "hold", NULL,
 };
 static const char *const fault_keys[] = {"syscall", "errno", "nth", "once", "arg1", NULL};
-static const char *const hold_keys[] = {"syscalls", "at", "comm", "action", NULL};
+static const char *const hold_keys[] = {"syscalls", "path", "at", "comm", "action", NULL};
 
 /* opts.fault (at idx, a table) into o; misuse raises. */
 static void spawn_fault(lua_State *L, int idx, struct proc_opts *o)
@@ -172,9 +176,17 @@ static void spawn_hold(lua_State *L, int idx, struct proc_opts *o, const char **
 		       struct hold_ctx *h)
 {
 	sp_opts_check(L, idx, "sp.spawn: hold", hold_keys);
-	if (strlist(L, idx, "sp.spawn: hold", "syscalls", hold, PROC_MAX_HOLD + 1) <= 0)
-		luaL_error(L, "sp.spawn: hold.syscalls must be a non-empty list");
-	o->hold_syscalls = hold;
+	/* hold.path: Windows's hold (the opens of a path); syscalls: Linux's */
+	o->hold_path = sp_opt_string(L, idx, "sp.spawn: hold", "path", NULL, NULL);
+	if (o->hold_path) {
+		if (lua_getfield(L, idx, "syscalls") != LUA_TNIL)
+			luaL_error(L, "sp.spawn: hold takes syscalls or path, not both");
+		lua_pop(L, 1);
+	} else if (strlist(L, idx, "sp.spawn: hold", "syscalls", hold, PROC_MAX_HOLD + 1) <= 0) {
+		luaL_error(L, "sp.spawn: hold.syscalls (or hold.path) must be a non-empty list");
+	} else {
+		o->hold_syscalls = hold;
+	}
 	o->hold_at = (int)sp_opt_integer(L, idx, "sp.spawn: hold", "at", 0);
 	o->hold_comm = sp_opt_string(L, idx, "sp.spawn: hold", "comm", NULL, NULL);
 	if (o->hold_comm && (!*o->hold_comm || strlen(o->hold_comm) > 15))
@@ -358,6 +370,8 @@ static int l_spawn_bg(lua_State *L)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
 	}
+	if (o.hold_path) /* the background child's options carry no path hold */
+		return luaL_error(L, "sp.spawn_bg: a hold of a path cannot run in the background");
 	b = lua_newuserdatauv(L, sizeof(*b), 0);
 	memset(b, 0, sizeof(*b));
 	luaL_setmetatable(L, BG_MT);
@@ -428,6 +442,18 @@ static int l_swap(lua_State *L)
 
 	if (rc < 0)
 		return sp_fail(L, -rc, "swap");
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* sp.junction(link, target) -> true | nil, msg, errno: a new junction
+ * (Windows only; EOPNOTSUPP elsewhere and under Wine). */
+static int l_junction(lua_State *L)
+{
+	int rc = swap_junction(luaL_checkstring(L, 1), luaL_checkstring(L, 2));
+
+	if (rc < 0)
+		return sp_fail(L, -rc, "junction");
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -519,7 +545,7 @@ static int l_census(lua_State *L)
 
 static const luaL_Reg proc_fns[] = {
 	{"spawn", l_spawn}, {"spawn_bg", l_spawn_bg}, {"swap", l_swap},
-	{"swapper", l_swapper}, {"census", l_census}, {NULL, NULL},
+	{"swapper", l_swapper}, {"census", l_census}, {"junction", l_junction}, {NULL, NULL},
 };
 
 static const luaL_Reg swapper_meths[] = {{"stop", swapper_stop}, {NULL, NULL}};

@@ -32,7 +32,7 @@ function M.sandbox(t, spec)
   local kind = r.code == 0 and "success" or "application_failure"
   return { outcome = { kind = kind, exit = { code = r.code, signal = r.signal },
                        stdout = r.stdout, stderr = r.stderr, denials = {} },
-           hold_total = r.hold_total, hold_hit = r.hold_hit,
+           hold_total = r.hold_total, hold_hit = r.hold_hit, hold_note = r.hold_note,
            fault_calls = r.fault_calls, fault_failed = r.fault_failed, harness_killed = r.leftovers,
            maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end

@@ -63,7 +63,7 @@ function M.sandbox(t, spec)
   -- maxrss_kib, cpu_ms: the kernel's account of the runner and everything
   -- it reaped (the sandbox's processes), as the harness saw it
   return { outcome = outcome, runner_exit = r.code, runner_signal = r.signal,
-           hold_total = r.hold_total, hold_hit = r.hold_hit,
+           hold_total = r.hold_total, hold_hit = r.hold_hit, hold_note = r.hold_note,
            fault_calls = r.fault_calls, fault_failed = r.fault_failed, runner_stderr = r.stderr,
            harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
 end

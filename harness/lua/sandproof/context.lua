@@ -356,34 +356,51 @@ end
 -- at: it is repeated, up to h.retries times (default 2) - a runner whose
 -- call count varies between runs (srt's node) would otherwise leave
 -- windows untried.
-local HOLD_KEYS = check.set { "syscalls", "at", "action", "sandbox", "comm", "retries" }
+-- On Windows a hold names a path instead (h.path): an oplock on it, the
+-- at-th open of it that breaks the oplock is held while action runs
+-- (docs/SCENARIOS.md, t:hold on Windows); a hold of syscalls there, or of
+-- a path elsewhere, is unsupported with that reason.  r.hold_note says what
+-- the Windows hold observed.
+local HOLD_KEYS = check.set { "syscalls", "path", "at", "action", "sandbox", "comm", "retries" }
+local function windows_os(os) return os == "windows" or os == "wine" end
 function T:hold(h)
   check.keys(h, HOLD_KEYS, "t:hold")
   check.type(h, "syscalls", "table", "t:hold")
+  check.type(h, "path", "string", "t:hold")
   check.type(h, "at", "integer", "t:hold")
   check.type(h, "action", "function", "t:hold")
   check.type(h, "sandbox", "table", "t:hold")
   check.type(h, "comm", "string", "t:hold")
   check.type(h, "retries", "integer", "t:hold")
-  if not h.syscalls then error("t:hold needs syscalls", 2) end
+  if not (h.syscalls or h.path) then error("t:hold needs syscalls (or path, on Windows)", 2) end
   self:need_primitive("hold")
+  local win = windows_os(self.os)
+  if win and not h.path then
+    self:unsupported("a Windows hold holds the opens of a path (an oplock); this hold names only syscalls")
+  elseif not win and not h.syscalls then
+    self:unsupported("this hold names a path (a Windows oplock hold); on " .. tostring(self.os) ..
+      " a hold names syscalls")
+  end
   local r
   for _ = 0, (h.at or 0) > 0 and (h.retries or 2) or 0 do
-    self._ctx.hold = { syscalls = h.syscalls, at = h.at, action = h.action, comm = h.comm }
+    self._ctx.hold = { syscalls = not win and h.syscalls or nil, path = win and h.path or nil,
+                       at = h.at, action = h.action, comm = not win and h.comm or nil }
     local ok
     ok, r = pcall(self.sandbox, self, h.sandbox or {})
     self._ctx.hold = nil
     if not ok then error(r, 0) end
+    if r.hold_note then self:note("hold", r.hold_note) end
     if r.hold_hit or r.unsupported then break end
   end
   return r
 end
 
--- How many calls among `syscalls` a plain run of spec makes.
-local HOLD_COUNT_KEYS = check.set { "syscalls", "sandbox", "comm" }
+-- How many calls among `syscalls` (or opens of path, on Windows) a plain
+-- run of spec makes.
+local HOLD_COUNT_KEYS = check.set { "syscalls", "path", "sandbox", "comm" }
 function T:hold_count(h)
   check.keys(h, HOLD_COUNT_KEYS, "t:hold_count")
-  local r = self:hold { syscalls = h.syscalls, at = 0, sandbox = h.sandbox, comm = h.comm }
+  local r = self:hold { syscalls = h.syscalls, path = h.path, at = 0, sandbox = h.sandbox, comm = h.comm }
   return r.hold_total or 0, r
 end
 
@@ -422,6 +439,16 @@ function T:swap(a, b)
   self:need_primitive("swap")
   local ok, err = sp.swap(a, b)
   if not ok then self:error("swap: " .. tostring(err)) end
+end
+
+-- Windows: link made a junction to the directory target, or retargeted
+-- when it is one already (one FSCTL_SET_REPARSE_POINT: the bait-and-switch
+-- swap of a held open, docs/SCENARIOS.md).  Where there are no junctions
+-- (every other OS, Wine) unsupported with the reason.
+function T:junction(link, target)
+  self:need_primitive("swap")
+  local ok, err = sp.junction(link, target)
+  if not ok then self:error("junction: " .. tostring(err)) end
 end
 
 -- A separate process exchanging a and b in a tight loop until :stop(),

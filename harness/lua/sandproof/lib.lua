@@ -300,11 +300,13 @@ end
 -- which side of the execve a window fell on is told in each run by its
 -- caller: the command's execve is an execve of a process below the
 -- runner (the harness's child), and after it every call is the command's
--- (a process named sandproof-probe).  Returns o.outcomes[1] (default "confined") or
+-- (a process named sandproof-probe).  With o.path (Windows) the windows
+-- are the opens of that path that break an oplock (t:hold on Windows),
+-- each held while o.act runs.  Returns o.outcomes[1] (default "confined") or
 -- [2] ("escaped"), or "control_failed".
-local SWEEP_KEYS = check.set { "syscalls", "spec", "changed", "reset", "a", "b", "act", "undo",
+local SWEEP_KEYS = check.set { "syscalls", "path", "spec", "changed", "reset", "a", "b", "act", "undo",
                                "control", "setup_only", "outcomes" }
-local SWEEP_TYPES = { syscalls = "table", spec = "function", changed = "function", reset = "function",
+local SWEEP_TYPES = { syscalls = "table", path = "string", spec = "function", changed = "function", reset = "function",
   a = "string", b = "string", act = "function", undo = "function", control = "function",
   setup_only = "boolean", outcomes = "table" }
 
@@ -336,7 +338,10 @@ end
 function M.swap_sweep(t, o)
   check.keys(o, SWEEP_KEYS, "lib.swap_sweep")
   for k, ty in pairs(SWEEP_TYPES) do check.type(o, k, ty, "lib.swap_sweep") end
-  if not (o.syscalls and o.spec and o.changed) then error("lib.swap_sweep needs syscalls, spec and changed", 2) end
+  if not ((o.syscalls or o.path) and o.spec and o.changed) then
+    error("lib.swap_sweep needs syscalls (or path: Windows), spec and changed", 2)
+  end
+  if o.setup_only and o.path then error("lib.swap_sweep: setup_only needs a syscall hold", 2) end
   if not (o.act or (o.a and o.b)) then error("lib.swap_sweep needs a and b, or act", 2) end
   local good, worse = (o.outcomes or {})[1] or "confined", (o.outcomes or {})[2] or "escaped"
   local act = o.act or function() return sp.swap(o.a, o.b) end
@@ -344,7 +349,7 @@ function M.swap_sweep(t, o)
   local control = o.control or function() return sp.read(t.ws .. "/ok") == "ok" end
   local reset = o.reset or function() end
   -- positive control and the number of windows: a plain run
-  local n, r0 = t:hold_count { syscalls = o.syscalls, sandbox = o.spec() }
+  local n, r0 = t:hold_count { syscalls = o.syscalls, path = o.path, sandbox = o.spec() }
   t:ran(r0)
   if not control(r0) then return "control_failed" end
   local bad = o.changed(r0, 0)
@@ -357,7 +362,7 @@ function M.swap_sweep(t, o)
   local mark, names, escaped, kinds, cmd, absent = #t.evidence, {}, {}, {}, {}, {}
   for k = 1, n do
     local at
-    local r = t:hold { syscalls = o.syscalls, at = k, sandbox = o.spec(), action = function(_, name, pid)
+    local r = t:hold { syscalls = o.syscalls, path = o.path, at = k, sandbox = o.spec(), action = function(_, name, pid)
       if o.setup_only then cmd[k] = command_time(name, pid) end
       if act(k, name) then at = name end
     end }
@@ -661,5 +666,70 @@ M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setat
                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",
                    "renameat2", "unlinkat", "readlink", "readlinkat", "access", "faccessat",
                    "faccessat2", "inotify_add_watch", "execve", "pivot_root", "umount2", "statfs" }
+
+-- ---- Windows: path spellings and junction sweeps (issue 17) ----------------
+
+-- The Windows path-spelling scenarios (meta.win_*): the command writes a
+-- hook through each spelling in o.spell(hooks) (a list of paths naming,
+-- on NTFS, something in or of t.ws/.git/hooks), the workspace write the
+-- positive control.  Host oracle: the hooks directory's snapshot, and
+-- each spelling read back from the host (an alternate data stream shows
+-- only there).  Returns "denied", "written" or "control_failed".
+function M.win_hook_spellings(t, spell)
+  local hooks = t.ws .. "/.git/hooks"
+  local before = M.snapshot(hooks)
+  local probe = { { "write", t.ws .. "/ok", "ok", as = "control" } }
+  local paths = spell(hooks)
+  for i, p in ipairs(paths) do probe[#probe + 1] = { "write", p, "#!/bin/sh\necho pwned\n", as = "s" .. i } end
+  local r = t:ran(t:sandbox { probe = probe })
+  if sp.read(t.ws .. "/ok") ~= "ok" then
+    t:note("note", "positive control failed: the workspace write did not land")
+    return "control_failed"
+  end
+  local errs, planted = {}, {}
+  for i, p in ipairs(paths) do
+    local q = r.op["s" .. i]
+    errs[#errs + 1] = string.format("%s=%s", p, not q and "missing" or q.ok and "ok" or tostring(q.errno))
+    if sp.read(p) == "#!/bin/sh\necho pwned\n" then planted[#planted + 1] = p end
+  end
+  t:note("note", "writes: " .. table.concat(errs, " "))
+  local after = M.snapshot(hooks)
+  if after ~= before then
+    t:note("note", ".git/hooks changed: " .. M.snapshot_diff(before, after))
+    return "written"
+  end
+  if #planted > 0 then
+    t:note("note", "read back from the host: " .. table.concat(planted, " "))
+    return "written"
+  end
+  return "denied"
+end
+
+-- The Windows junction sweep (swap.junction_*_held): the protected
+-- directory o.path is, from the start, a junction to o.real (the policy
+-- names o.path); the hold is an oplock on o.path (t:hold on Windows), and
+-- at its k-th open o.path is retargeted to t.outside (one
+-- FSCTL_SET_REPARSE_POINT: the open waiting resolved the old target, every
+-- later one sees the new), retargeted back after the run.  A runner that
+-- refuses a policy path that is a junction returns "refused" from the
+-- plain run.  o.spec(), o.control(), o.changed(), o.reset() as for
+-- swap_sweep.  Returns "confined", "refused", "escaped" or
+-- "control_failed".
+local JSWEEP_KEYS = check.set { "path", "real", "spec", "control", "changed", "reset" }
+function M.junction_sweep(t, o)
+  check.keys(o, JSWEEP_KEYS, "lib.junction_sweep")
+  t:junction(o.path, o.real)
+  local r = t:sandbox(o.spec())
+  local kind = r.outcome and r.outcome.kind
+  if kind == "sandbox_setup_failure" or kind == "request_refused" then
+    t:note("note", "a policy path that is a junction: refused (" .. tostring(kind) .. ")")
+    return "refused"
+  end
+  o.reset()
+  return M.swap_sweep(t, { path = o.path, spec = o.spec, control = o.control, changed = o.changed,
+    reset = o.reset,
+    act = function() t:junction(o.path, t.outside) return true end,
+    undo = function() t:junction(o.path, o.real) end })
+end
 
 return M

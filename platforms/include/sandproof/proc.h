@@ -111,6 +111,12 @@ struct proc_opts {
 	void *hold_ctx;
 	const char *hold_comm;    /* NULL: every process counts; else only
 				   * processes of this comm (<= 15 bytes) */
+	const char *hold_path;    /* Windows: the hold names a path, not
+				   * syscalls: opens of it that break an oplock
+				   * are counted (hold_syscalls NULL); the
+				   * action gets the path as its "syscall" and
+				   * pid 0.  NULL elsewhere: the POSIX layers
+				   * refuse it (-EOPNOTSUPP) */
 };
 
 /* Initialise opts: every fd -1, everything else zero/default. */
@@ -144,6 +150,8 @@ struct proc_result {
 	pid_t hold_pid;       /* the process whose call was held */
 	uint64_t fault_calls; /* nth >= 2 or once: calls of the faulted syscall seen */
 	uint64_t fault_failed;/* nth >= 2 or once: of these, answered with the error */
+	char hold_note[192];  /* Windows (hold_path): the one line saying what
+				 the hold observed; "" elsewhere */
 
 	/* processes */
 	int leftovers;        /* processes of the run alive once the program

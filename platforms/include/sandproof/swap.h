@@ -3,7 +3,15 @@
  * The race primitive of the harness: renameat2(RENAME_EXCHANGE) swaps two
  * names in one step (a directory with a symlink, a file with a directory:
  * any two entries on one file system), so a runner that checks a path and
- * later uses it can be shown the other object in between. */
+ * later uses it can be shown the other object in between.
+ *
+ * On Windows (platforms/windows/prims/swap.c) a swap is three renames
+ * (junction.h's winjct_swap: a -> a.sp-swap, b -> a, a.sp-swap -> b, never
+ * replacing): Windows has no atomic exchange, so between the first two
+ * renames a is absent and between the last two b is; an open there fails
+ * with "not found" and never reaches a third object.  The other object is
+ * usually a junction (swap_junction): the Windows form of the symlink a
+ * POSIX scenario exchanges in.  No swapper there yet. */
 #ifndef SANDPROOF_SWAP_H
 #define SANDPROOF_SWAP_H
 
@@ -24,6 +32,14 @@ struct swapper;
  * (PR_SET_PDEATHSIG): a harness killed mid-race leaves no swapper.  The
  * caller must not reap it (waitpid(-1, ...)) before swap_stop(). */
 int swap_start(const char *a, const char *b, struct swapper **out);
+
+/* Make link a junction (an NTFS mount point) to the directory target: a
+ * new one when link does not exist; when link is a junction already, it
+ * is retargeted in one FSCTL_SET_REPARSE_POINT (an opener sees the old
+ * target or the new, never neither: the Windows swap of a held scenario,
+ * docs/SCENARIOS.md).  0 or -errno; -EOPNOTSUPP where there are no
+ * junctions (every OS but Windows, and Wine). */
+int swap_junction(const char *link, const char *target);
 
 /* The swapper's pid (for a census or a kill list), or -1. */
 int swap_pid(const struct swapper *s);

@@ -468,6 +468,8 @@ int proc_start(const struct proc_opts *o, struct proc_handle **hp)
 	*hp = NULL;
 	if (!o)
 		return -EINVAL;
+	if (o->hold_path)
+		return -EOPNOTSUPP; /* a hold of a path's opens is Windows's */
 	if ((rc = proc_validate(o)) < 0)
 		return rc;
 	if (!(h = calloc(1, sizeof(*h))))

@@ -151,3 +151,10 @@ int swap_stop(struct swapper *s, uint64_t *exchanges)
 	swap_free(s);
 	return r;
 }
+
+int swap_junction(const char *link, const char *target)
+{
+	(void)link;
+	(void)target;
+	return -EOPNOTSUPP; /* junctions are Windows's */
+}

@@ -269,7 +269,7 @@ static void finish(struct prun *s, struct proc_result *r, uint64_t t0, bool left
 static bool refused(const struct proc_opts *o)
 {
 	return o->userns_fd >= 0 || o->netns_fd >= 0 || o->private_mounts ||
-	       o->fault_syscall || o->hold_syscalls;
+	       o->fault_syscall || o->hold_syscalls || o->hold_path;
 }
 
 static void release(struct proc_handle *h, struct proc_result *r)

@@ -33,3 +33,10 @@ int swap_stop(struct swapper *s, uint64_t *exchanges)
 		*exchanges = 0;
 	return -EINVAL;
 }
+
+int swap_junction(const char *link, const char *target)
+{
+	(void)link;
+	(void)target;
+	return -EOPNOTSUPP; /* junctions are Windows's */
+}

@@ -23,8 +23,12 @@
  * tree); maxrss_kib is the program's own peak working set (its
  * descendants' are not summed).
  *
+ * The hold names a path (o->hold_path, proc_hold.c: an oplock, its
+ * breaks counted, the action run on the caller's thread in proc_wait
+ * while the runner's open waits); hold_syscalls is refused.
+ *
  * Refused with -EOPNOTSUPP before anything starts (prims_lacks says why):
- * hold and fault filters, user and network namespaces, private mounts,
+ * a hold of syscalls, fault filters, user and network namespaces, private mounts,
  * keep_fds (a descriptor's number does not survive into a Windows
  * process). */
 #include "proc_int.h"
@@ -53,6 +57,7 @@ struct proc_handle {
 	struct proc_result r;
 	uint64_t t0, exit_at;
 	bool exited, over, killed;
+	struct wproc_hold *hold;               /* o->hold_path's, or NULL */
 };
 
 int proc_init(void)
@@ -205,6 +210,8 @@ static int refused(const struct proc_opts *o)
 	if (!o || !o->argv || !o->argv[0] || (o->stdin_len && !o->stdin_data) ||
 	    o->n_keep_fds < 0 || o->n_keep_fds > PROC_MAX_KEEP)
 		return -EINVAL;
+	if (o->hold_path && (!*o->hold_path || o->hold_syscalls || o->hold_at < 0))
+		return -EINVAL;
 	if (o->hold_syscalls || o->fault_syscall || o->fault_more_syscalls ||
 	    o->userns_fd >= 0 || o->netns_fd >= 0 || o->private_mounts || o->n_keep_fds)
 		return -EOPNOTSUPP;
@@ -231,6 +238,10 @@ int proc_start(const struct proc_opts *o, struct proc_handle **out)
 		return rc;
 	if (!(h = calloc(1, sizeof(*h))))
 		return -ENOMEM;
+	if (o->hold_path && (rc = wproc_hold_start(o, &h->hold)) < 0) {
+		free(h);
+		return rc; /* the hold asked for is not there: nothing runs */
+	}
 	h->o = o;
 	h->bo.limit = h->be.limit = o->out_limit ? o->out_limit : PROC_OUT_LIMIT;
 	h->t0 = now_ms();
@@ -290,10 +301,16 @@ int proc_wait(struct proc_handle *h, int wait_ms)
 		}
 		if (now_ms() >= until)
 			return 0;
-		if (h->exited)
+		if (h->hold) {
+			HANDLE w[2] = {wproc_hold_want(h->hold), h->process};
+
+			WaitForMultipleObjects(h->exited ? 1 : 2, w, FALSE, 5);
+			wproc_hold_serve(h->hold); /* the action, if asked now */
+		} else if (h->exited) {
 			Sleep(5);
-		else
+		} else {
 			WaitForSingleObject(h->process, 5); /* wakes at the end */
+		}
 	}
 	return 1;
 }
@@ -334,6 +351,8 @@ static void close_run(struct proc_handle *h)
 
 int proc_end(struct proc_handle *h, struct proc_result *r)
 {
+	int hold_rc = 0;
+
 	memset(r, 0, sizeof(*r));
 	if (!h)
 		return -EINVAL;
@@ -346,6 +365,8 @@ int proc_end(struct proc_handle *h, struct proc_result *r)
 	}
 	if (h->job)
 		h->r.cpu_ms = wproc_job_cpu_ms(h->job);
+	if (h->hold)
+		hold_rc = wproc_hold_end(h->hold, &h->r);
 	close_run(h);
 	*r = h->r;
 	r->out = h->bo.p ? h->bo.p : calloc(1, 1);
@@ -355,7 +376,7 @@ int proc_end(struct proc_handle *h, struct proc_result *r)
 	r->out_truncated = h->bo.truncated;
 	r->err_truncated = h->be.truncated;
 	free(h);
-	return r->out && r->err ? 0 : -ENOMEM;
+	return !r->out || !r->err ? -ENOMEM : hold_rc;
 }
 
 int proc_run(const struct proc_opts *o, struct proc_result *r)

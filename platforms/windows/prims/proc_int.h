@@ -54,4 +54,17 @@ void wproc_live_add(HANDLE job);
 void wproc_live_remove(HANDLE job);
 int wproc_live_kill_all(DWORD wait_ms);
 
+/* ---- proc_hold.c: the hold of o->hold_path (an oplock, in a thread).
+ * wproc_hold_start: the first oplock granted before the run starts, 0
+ * and *out, or -errno (nothing left running).  wproc_hold_serve runs the
+ * action on the caller's thread when the hold asks (its event
+ * wproc_hold_want); wproc_hold_end stops and joins the hold, fills
+ * hold_calls, hold_hit, action_rc and hold_note, frees it: 0, or the
+ * hold's -errno. */
+struct wproc_hold;
+int wproc_hold_start(const struct proc_opts *o, struct wproc_hold **out);
+HANDLE wproc_hold_want(struct wproc_hold *w);
+void wproc_hold_serve(struct wproc_hold *w);
+int wproc_hold_end(struct wproc_hold *w, struct proc_result *r);
+
 #endif

@@ -1,0 +1,27 @@
+-- Windows: the same file under other Win32 spellings: \\?\C:\...
+-- (no normalisation), \\.\C:\... (the device namespace), and
+-- \\localhost\C$\... (UNC through the administrative share; an
+-- unelevated caller may be refused there by the share, which is denied
+-- all the same).  A policy matching the DOS spelling may miss them.
+local lib = require "sandproof.lib"
+
+local function back(p) return (p:gsub("/", "\\")) end
+local function SPELL(hooks)
+  local b = back(hooks .. "/pre-commit")
+  return { "\\\\?\\" .. b, "\\\\.\\" .. b,
+           "\\\\localhost\\" .. b:sub(1, 1) .. "$" .. b:sub(3) }
+end
+
+return scenario {
+  id = "meta.win_hooks_prefix",
+  clauses = { "META-1" },
+  claim = "a hook cannot be planted in .git\\hooks through a \\\\?\\ or UNC spelling of its path",
+  expect = { linux = { unsupported = "windows only: \\\\?\\ and UNC paths are Win32 spellings" },
+             macos = { unsupported = "windows only: \\\\?\\ and UNC paths are Win32 spellings" },
+             windows = { "denied" } },
+  impact = { written = "escape" },
+  control = "fs.workspace_writable",
+  run = function(t)
+    return lib.win_hook_spellings(t, SPELL)
+  end,
+}
