@@ -66,7 +66,8 @@ local function none_state(s, out, interrupted)
            tty = false, outcome = o or sp.null }
 end
 
-function M.session(t)
+function M.session(t, o)
+  if o.pid_namespace then return { unsupported = "the unconfined control has no session server to put in a pid namespace" } end
   local sessions, next_id = {}, 1
   local ops = {}
   function ops.start(m)

@@ -79,6 +79,13 @@ function M.session(t, o)
       argv[#argv + 1] = tostring(o[k])
     end
   end
+  if o.pid_namespace then
+    -- the server as pid 1 of a user and pid namespace of the harness's
+    -- (unshare forks it); its host pid is unshare's only child
+    table.insert(argv, 1, "--mount-proc")
+    table.insert(argv, 1, "-Urpf")
+    table.insert(argv, 1, sp.exists("/usr/bin/unshare") and "/usr/bin/unshare" or "/bin/unshare")
+  end
   local c, err = sp.coproc { argv = argv, cwd = t.ws }
   if not c then t:error("serve: " .. tostring(err)) end
   return {
@@ -92,7 +99,14 @@ function M.session(t, o)
       c:close_stdin()
       if not c:wait(30000) then c:signal("SIGKILL"); c:wait(5000) end
     end,
-    pid = function() return c:pid() end,
+    server_pid = function()
+      local p = c:pid()
+      if o.pid_namespace then
+        local kids = sp.read(string.format("/proc/%d/task/%d/children", p, p)) or ""
+        return tonumber(kids:match("%d+"))
+      end
+      return p
+    end,
   }
 end
 

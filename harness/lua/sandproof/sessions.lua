@@ -1,7 +1,9 @@
 -- sandproof.sessions - t:session: a session server of the runner under test
 -- (docs/CONTRACT.md, SESS; docs/SCENARIOS.md, "t:session").
 --
---   local srv = t:session { max_sessions = 4, retain_ms = 1000, output_bytes = 65536 }
+--   local srv = t:session { max_sessions = 4, retain_ms = 1000, output_bytes = 65536,
+--                           pid_namespace = false }   -- true: the server is pid 1 of a
+--                           -- user+pid namespace the harness owns (forced pid reuse)
 --   local r = srv:start { command = {...}, tty = false, yield_ms = 500 }   -- a t:sandbox spec + tty, yield_ms
 --   r = srv:continue { session = r.session, input = "x\n", eof = false, interrupt = false, yield_ms = 100 }
 --   srv:stop(id), srv:stop_all(), srv:list(), srv:raw(line), srv:rss_kib(), srv:close()
@@ -18,7 +20,7 @@ local M = {}
 local S = {}
 S.__index = S
 
-local SERVER_KEYS = check.set { "max_sessions", "retain_ms", "output_bytes" }
+local SERVER_KEYS = check.set { "max_sessions", "retain_ms", "output_bytes", "pid_namespace" }
 local START_KEYS = check.set { "command", "probe", "profile", "cwd", "env", "stdin", "timeout_ms",
   "tty", "yield_ms", "network" }
 local CONTINUE_KEYS = check.set { "session", "input", "eof", "interrupt", "yield_ms" }
@@ -26,7 +28,9 @@ local CONTINUE_KEYS = check.set { "session", "input", "eof", "interrupt", "yield
 function M.open(t, opts)
   opts = opts or {}
   check.keys(opts, SERVER_KEYS, "t:session", 3)
-  for k in pairs(SERVER_KEYS) do check.type(opts, k, "integer", "t:session", 3) end
+  for k in pairs(SERVER_KEYS) do
+    check.type(opts, k, k == "pid_namespace" and "boolean" or "integer", "t:session", 3)
+  end
   t:need("sessions")
   local backend = t.runner.session(t, opts)
   if backend.unsupported then t:unsupported(backend.unsupported) end
@@ -110,6 +114,9 @@ end
 function S:stop(id) return send(self, { op = "stop", session = id }, 15000) end
 function S:stop_all() return send(self, { op = "stop_all" }, 15000) end
 function S:list() return send(self, { op = "list" }, 0) end
+-- The server's host pid (pid_namespace: the namespace's init, whose
+-- namespaces nsenter can join), or nil.
+function S:server_pid() return self.b.server_pid and self.b.server_pid() end
 -- The server's resident size now, as the host sees it (KiB), or nil.
 function S:rss_kib() return self.b.rss_kib() end
 function S:close() if self.b then self.b.close(); self.b = nil end end
