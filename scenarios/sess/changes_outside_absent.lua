@@ -15,8 +15,14 @@ return scenario {
   run = function(t)
     sp.symlink(t.outside, t.ws .. "/link")
     local srv = t:session {}
-    local r = srv:start { yield_ms = 0, command = { "sh", "-c", 'read x; echo "$x" > "$PWD/made"' } }
+    local r = srv:start { yield_ms = 0, command = { "sh", "-c", 'echo started; read x; echo "$x" > "$PWD/made"' } }
     if r.error then return "error:" .. r.error:gsub("%s.*", "") end
+    -- the baseline is taken before the command starts: wait for it
+    local out, deadline = r.output or "", sp.now_ms() + 10000
+    while not out:find("started", 1, true) and sp.now_ms() < deadline do
+      out = out .. (srv:continue { session = r.session, yield_ms = 100 }.output or "")
+    end
+    if not out:find("started", 1, true) then return "error:not_started" end
     sp.write(t.outside .. "/host_new", "written by the host during the session\n")
     sp.write(t.outside .. "/victim", "changed by the host\n")
     local a = srv:continue { session = r.session, input = "hello\n", yield_ms = 10000 }
