@@ -11,8 +11,9 @@
  *   c:wait(timeout_ms)            -> { code = n } | { signal = n } | nil, "timeout"
  *   c:pid(), c:rss_kib()          -> its resident size now, from /proc
  *
- * The program runs in a session of its own (no controlling terminal) with
- * PR_SET_PDEATHSIG(SIGKILL): it never outlives the harness.  It is our
+ * The program runs in a session of its own (no controlling terminal); its
+ * stdin is a pipe from the harness, so a harness that dies leaves it at
+ * EOF (a session server then stops its sessions and exits, SESS).  It is our
  * child, signalled by pid only until it is reaped (the pid cannot be reused
  * before), never after.  Collected unwaited (__gc), it gets SIGKILL and is
  * reaped.  stdout is read into a buffer bounded by 64 MiB (past it,
@@ -27,13 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 
+#include "fdpipe.h"
 #include "sp.h"
 
 #define COPROC_MT "sp.coproc"
@@ -80,13 +81,11 @@ static int list_of(lua_State *L, const char *field, const char **v)
 }
 
 static void child(int in[2], int out[2], const char **argv, const char **envp,
-		  const char *cwd, pid_t parent)
+		  const char *cwd)
 {
 	if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
 		_exit(127);
 	setsid();
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(127);
 	if (cwd && chdir(cwd) < 0)
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
@@ -101,9 +100,8 @@ static int l_coproc(lua_State *L)
 {
 	static const char *const keys[] = {"argv", "env", "cwd", NULL};
 	const char *argv[COPROC_ARGS], *envp[COPROC_ARGS], *cwd;
-	int in[2], out[2], has_env;
+	int in[2], out[2], has_env, rc;
 	struct coproc *c;
-	pid_t parent = getpid();
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	sp_opts_check(L, 1, "sp.coproc", keys);
@@ -115,18 +113,16 @@ static int l_coproc(lua_State *L)
 	memset(c, 0, sizeof(*c));
 	c->in = c->out = -1;
 	luaL_setmetatable(L, COPROC_MT);
-	if (pipe2(in, O_CLOEXEC) < 0)
-		return sp_fail(L, errno, "coproc: pipe");
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		int e = errno;
-
+	if ((rc = fdpipe_open(in, O_CLOEXEC)) < 0)
+		return sp_fail(L, -rc, "coproc: pipe");
+	if ((rc = fdpipe_open(out, O_CLOEXEC)) < 0) {
 		close(in[0]);
 		close(in[1]);
-		return sp_fail(L, e, "coproc: pipe");
+		return sp_fail(L, -rc, "coproc: pipe");
 	}
 	c->pid = fork();
 	if (c->pid == 0)
-		child(in, out, argv, has_env ? envp : NULL, cwd, parent);
+		child(in, out, argv, has_env ? envp : NULL, cwd);
 	close(in[0]);
 	close(out[1]);
 	c->in = in[1];
