@@ -117,8 +117,13 @@ static bool poll_once(struct server *sv, int64_t until)
 		free(pf);
 		return false;
 	}
-	if (pf[0].revents)
+	if (pf[0].revents) {
+		unsigned char b[64];
+
+		while (read(sv->sig_rfd, b, sizeof(b)) > 0)
+			;
 		go = false; /* SIGINT, SIGTERM, SIGHUP: stop everything */
+	}
 	if (pf[1].revents)
 		serve_read_input(sv);
 	now = serve_now();
@@ -129,22 +134,25 @@ static bool poll_once(struct server *sv, int64_t until)
 	return go;
 }
 
-/* Stop every session and wait for all to end (bounded by SESS_KILL_MS
- * and the drain window per session). */
+/* Stop every session and wait for all to end: SIGTERM, SIGKILL past
+ * SESS_KILL_MS, output drained for at most SESS_DRAIN_MS; a further signal
+ * to the server does not cut this short (what is left is SIGKILLed by
+ * sess_free). */
 void serve_stop_everything(struct server *sv)
 {
-	int64_t now = serve_now();
+	int64_t now = serve_now(), end = now + SESS_KILL_MS + SESS_DRAIN_MS + 1000;
 
 	for (size_t i = 0; i < sv->n; i++)
 		if (!sv->v[i]->s.reaped)
 			sess_interrupt(&sv->v[i]->s, now);
-	for (;;) {
+	while (serve_now() < end) {
 		bool all = true;
 
 		for (size_t i = 0; i < sv->n; i++)
 			all = all && sv->v[i]->s.exited;
-		if (all || !poll_once(sv, serve_now() + 100))
+		if (all)
 			break;
+		poll_once(sv, serve_now() + 100);
 	}
 }
 

@@ -67,7 +67,7 @@ local function none_state(s, out, interrupted)
 end
 
 function M.session(t, o)
-  if o.pid_namespace then return { unsupported = "the unconfined control has no session server to put in a pid namespace" } end
+  if o.pid_namespace then return { unsupported = "the none runner has no session server to put in a pid namespace" } end
   local sessions, next_id = {}, 1
   local ops = {}
   function ops.start(m)
