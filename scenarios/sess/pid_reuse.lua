@@ -1,7 +1,8 @@
 -- SESS-7, forced pid reuse: the server runs as pid 1 of a user and pid
 -- namespace the harness owns, so its first session's worker is pid 2
 -- there.  Once that session has exited (its worker reaped), the harness
--- joins the namespace (nsenter), sets ns_last_pid to 1 and starts a fresh
+-- joins the namespace (nsenter, keeping its credentials: setgroups is
+-- denied in a user namespace an unprivileged user made), sets ns_last_pid to 1 and starts a fresh
 -- process, which gets pid 2: the reaped worker's number.  Then it stops and
 -- interrupts the finished session.  The fresh process traps SIGTERM, SIGINT
 -- and SIGHUP (and reports its own status): a server that signals by number
@@ -31,7 +32,7 @@ return scenario {
     local script = 'echo 1 > /proc/sys/kernel/ns_last_pid || exit 1; ' ..
       '( trap "echo SIGNALLED; exit 0" TERM INT HUP; i=0; while [ $i -lt 160 ]; do sleep 0.05; i=$((i+1)); done ) & ' ..
       'echo "pid=$!"; wait $!; echo "status=$?"'
-    local fresh, err = sp.coproc { argv = { nsenter, "-t", tostring(init), "-U", "-p", "/bin/sh", "-c", script } }
+    local fresh, err = sp.coproc { argv = { nsenter, "--preserve-credentials", "-t", tostring(init), "-U", "-p", "/bin/sh", "-c", script } }
     if not fresh then return "error:nsenter:" .. tostring(err) end
     local line = fresh:read_line(10000) or ""
     t:note("note", string.format("server init host pid %d; fresh process: %s", init, line))
