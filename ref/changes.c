@@ -316,7 +316,8 @@ int changes_baseline(struct changes *c, const struct request *req)
 	rc = walk_roots(c, req, false, &c->base_truncated);
 	if (rc < 0)
 		return rc;
-	qsort(c->v, c->n, sizeof(*c->v), entry_cmp);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), entry_cmp);
 	return 0;
 }
 

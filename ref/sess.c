@@ -321,7 +321,8 @@ int sess_input(struct sess *s, const char *data, size_t len, bool eof)
 		p = malloc(s->pend_len - s->pend_off + len);
 		if (!p)
 			return -ENOMEM;
-		memcpy(p, s->pend + s->pend_off, s->pend_len - s->pend_off);
+		if (s->pend)
+			memcpy(p, s->pend + s->pend_off, s->pend_len - s->pend_off);
 		memcpy(p + s->pend_len - s->pend_off, data, len);
 		s->pend_len = s->pend_len - s->pend_off + len;
 		s->pend_off = 0;
