@@ -144,7 +144,7 @@ static int fill(struct coproc *c, int64_t deadline, bool line)
 		int64_t left = deadline - mono_ms();
 		ssize_t n;
 
-		if (line ? memchr(c->buf, '\n', c->len) != NULL : c->len > 0)
+		if (c->len > 0 && (!line || memchr(c->buf, '\n', c->len)))
 			return 0;
 		if (c->eof)
 			return -EPIPE;
@@ -173,8 +173,9 @@ static int fill(struct coproc *c, int64_t deadline, bool line)
 
 static void consume(lua_State *L, struct coproc *c, size_t n, size_t skip)
 {
-	lua_pushlstring(L, c->buf, n);
-	memmove(c->buf, c->buf + n + skip, c->len - n - skip);
+	lua_pushlstring(L, c->buf ? c->buf : "", n);
+	if (c->buf)
+		memmove(c->buf, c->buf + n + skip, c->len - n - skip);
 	c->len -= n + skip;
 }
 
