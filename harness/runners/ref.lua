@@ -72,6 +72,10 @@ end
 -- A session server (SESS): `sandproof-ref serve`, one request line in, one
 -- response line out (sandproof.sessions).
 function M.session(t, o)
+  -- built for the linux platform only (ref/serve_none.c refuses elsewhere)
+  if sp.os ~= "linux" then
+    return { unsupported = "unsupported on " .. sp.os .. ": sandproof-ref serve is built for the linux platform only" }
+  end
   local argv = { t.paths.ref, "serve" }
   for _, k in ipairs { "max_sessions", "retain_ms", "output_bytes" } do
     if o[k] then
