@@ -11,5 +11,8 @@ int luaopen_sp(lua_State *L)
 	sp_util_register(L);
 	sp_proc_register(L);
 	sp_lab_register(L);
+#ifndef _WIN32
+	sp_coproc_register(L);
+#endif
 	return 1;
 }

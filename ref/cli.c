@@ -20,6 +20,7 @@
 #include "sandproof/platform.h"
 #include "sandproof/request.h"
 #include "run.h"
+#include "serve.h"
 #include "runtime.h"
 
 #define EXIT_USAGE 2
@@ -32,6 +33,7 @@ static const char usage_text[] =
 "       sandproof-ref exec [OPTIONS] -- COMMAND [ARG...]\n"
 "       sandproof-ref gc [--parent DIR] [--max-age S] [--max-roots N] [--dry-run] [--json]\n"
 "       sandproof-ref doctor\n"
+"       sandproof-ref serve [--max-sessions N] [--retain-ms MS] [--output-bytes N]\n"
 "       sandproof-ref profile --os macos --request FILE|- [--temp-dir DIR]\n"
 "                     [--message-tag TAG]\n"
 "       sandproof-ref profile --os windows --request FILE|- [--temp-dir DIR]\n"
@@ -59,6 +61,10 @@ static const char usage_text[] =
 "      printed, 2 usage, bad request, --os other than macos or windows, or a\n"
 "      request the profile cannot express (the message names the field), 1\n"
 "      internal error.\n"
+"\n"
+"serve  retained interactive sessions: JSON lines on stdin, one response line\n"
+"      each on stdout (ops start, continue, list, stop, stop_all; docs/CONTRACT.md,\n"
+"      SESS).  Every session runs its request as `run` does.  Linux only.\n"
 "\n"
 "doctor  checks what this host supports (namespaces, mount API, openat2,\n"
 "      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
@@ -323,6 +329,27 @@ static int cmd_run(int argc, char **argv)
 	return status;
 }
 
+/* `serve`'s worker (sess.h): the request on fd 3, the outcome to fd 4,
+ * the command on our 0, 1, 2 as `exec` passes them through. */
+static int cmd_session_worker(void)
+{
+	struct request req;
+	struct run_io io = {.passthrough = true, .stdin_inherit = true};
+	FILE *of;
+	int rc;
+
+	fcntl(4, F_SETFD, FD_CLOEXEC);
+	of = fdopen(4, "w");
+	if (!of)
+		return EXIT_INTERNAL;
+	rc = cli_read_request("/dev/fd/3", REQUEST_READ_TIMEOUT_S, platform_path_rules(), &req);
+	close(3);
+	if (rc == 0)
+		rc = finish(&req, &io, of, 0);
+	fclose(of);
+	return rc;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct request req;
@@ -356,6 +383,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(argv[1], "serve") == 0)
+		return serve_cli(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__session-worker") == 0 && argc == 2)
+		return cmd_session_worker();
 	if (strcmp(argv[1], "profile") == 0)
 		return profile_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "gc") == 0)

@@ -188,6 +188,7 @@ int outcome_write(const struct outcome *o, FILE *f)
 	if (o->kind == OK_LIMIT_EXCEEDED)
 		jw_str(&w, "limit", limit_names[o->limits.killed_by]);
 	write_runtime(&w, &o->runtime);
+	changes_write(&o->changes, &w);
 	if (o->kind == OK_SANDBOX_SETUP_FAILURE) {
 		jw_obj_open(&w, "setup_error");
 		jw_str(&w, "step", o->setup.step);

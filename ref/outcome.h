@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "changes.h"
 #include "jw.h"
 #include "sandproof/platform.h"
 
@@ -57,6 +58,7 @@ struct outcome {
 	struct limit_report limits; /* killed_by: kind == OK_LIMIT_EXCEEDED */
 	uint64_t duration_ms;
 	struct outcome_runtime runtime;
+	struct changes changes;     /* OUT-8: present once a baseline was taken */
 };
 
 const char *outcome_kind_name(enum outcome_kind k);

@@ -352,6 +352,13 @@ static int run_prepare(struct execution *x, const struct request *req,
 		return -1;
 	}
 	platform_enforcement(x->plan, &o->enf);
+	/* The baseline is taken before anything of the command exists, so a
+	 * command that ends at once still reports its writes (OUT-8). */
+	rc = changes_baseline(&o->changes, req);
+	if (rc < 0) {
+		setup_failed(o, "changes", -rc, "cannot take the write roots' baseline");
+		return -1;
+	}
 	rc = pipes_open(&x->p, req, io, &x->lio);
 	if (rc < 0) {
 		pipes_close(&x->p);
@@ -431,8 +438,15 @@ int run_execute(const struct request *req, const struct run_io *io,
 	int64_t t0 = now_ms();
 
 	outcome_start(o, req, io);
-	if (run_prepare(&x, req, io, o) == 0 && run_launch(&x, o) == 0)
+	if (run_prepare(&x, req, io, o) == 0 && run_launch(&x, o) == 0) {
 		run_supervise(&x, req, t0, o);
+		/* After release: what the runner itself undid is not the
+		 * command's change.  Out of memory leaves it incomplete. */
+		if (changes_compare(&o->changes, req) < 0)
+			o->changes.truncated = true;
+	} else {
+		changes_free(&o->changes); /* nothing ran: "changes" is null */
+	}
 	rtroot_release();
 	platform_plan_free(x.plan);
 	o->duration_ms = (uint64_t)(now_ms() - t0);
@@ -443,4 +457,5 @@ void outcome_free(struct outcome *o)
 {
 	capture_free(&o->out);
 	capture_free(&o->err);
+	changes_free(&o->changes);
 }

@@ -6,7 +6,8 @@ local sp = require "sp"
 local M = { name = "ref" }
 -- the reference runner implements the whole contract
 M.capabilities = { gc = true, doctor = true, runtime_roots = true, raw_request = true, limits = true,
-                   output_limit = true, block_unix_sockets = true, hold = true, fault = true }
+                   output_limit = true, block_unix_sockets = true, hold = true, fault = true,
+                   sessions = true }
 
 function M.available(paths)
   if not (paths and paths.ref and sp.exists(paths.ref)) then
@@ -66,6 +67,51 @@ function M.sandbox(t, spec)
            hold_total = r.hold_total, hold_hit = r.hold_hit, hold_note = r.hold_note,
            fault_calls = r.fault_calls, fault_failed = r.fault_failed, runner_stderr = r.stderr,
            harness_killed = r.leftovers, maxrss_kib = r.maxrss_kib, cpu_ms = r.cpu_ms }
+end
+
+-- A session server (SESS): `sandproof-ref serve`, one request line in, one
+-- response line out (sandproof.sessions).
+function M.session(t, o)
+  -- built for the linux platform only (ref/serve_none.c refuses elsewhere)
+  if sp.os ~= "linux" then
+    return { unsupported = "unsupported on " .. sp.os .. ": sandproof-ref serve is built for the linux platform only" }
+  end
+  local argv = { t.paths.ref, "serve" }
+  for _, k in ipairs { "max_sessions", "retain_ms", "output_bytes" } do
+    if o[k] then
+      argv[#argv + 1] = "--" .. k:gsub("_", "-")
+      argv[#argv + 1] = tostring(o[k])
+    end
+  end
+  if o.pid_namespace then
+    -- the server as pid 1 of a user and pid namespace of the harness's
+    -- (unshare forks it); its host pid is unshare's only child
+    table.insert(argv, 1, "--mount-proc")
+    table.insert(argv, 1, "-Urpf")
+    table.insert(argv, 1, sp.exists("/usr/bin/unshare") and "/usr/bin/unshare" or "/bin/unshare")
+  end
+  local c, err = sp.coproc { argv = argv, cwd = t.ws }
+  if not c then t:error("serve: " .. tostring(err)) end
+  return {
+    call = function(line, wait_ms)
+      if not c:send(line .. "\n") then return nil end
+      return c:read_line(wait_ms)
+    end,
+    rss_kib = function() return c:rss_kib() end,
+    close = function()
+      -- stdin's end stops every session; SIGKILL only past 30 s
+      c:close_stdin()
+      if not c:wait(30000) then c:signal("SIGKILL"); c:wait(5000) end
+    end,
+    server_pid = function()
+      local p = c:pid()
+      if o.pid_namespace then
+        local kids = sp.read(string.format("/proc/%d/task/%d/children", p, p)) or ""
+        return tonumber(kids:match("%d+"))
+      end
+      return p
+    end,
+  }
 end
 
 -- The host check (SETUP-4): `sandproof-ref doctor`, through t:spawn so a

@@ -55,7 +55,7 @@ fake() { # name 'lua table fields: scenario id = outcome'
 	{
 		echo "local M = { name = '$1' }"
 		echo "M.capabilities = { gc = false, doctor = false, runtime_roots = false, raw_request = false,"
-		echo "  limits = false, output_limit = false, block_unix_sockets = false, hold = false, fault = false }"
+		echo "  limits = false, output_limit = false, block_unix_sockets = false, hold = false, fault = false, sessions = false }"
 		echo "function M.available() return true end"
 		echo "function M.sandbox() error('a fake runner runs nothing') end"
 		echo "local said = { $2 }"

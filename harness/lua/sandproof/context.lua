@@ -26,6 +26,7 @@ M.CAPABILITIES = {
   block_unix_sockets = "way to block unix sockets (block_unix_sockets)",
   hold = "way to start under the harness's hold filter (t:hold)",
   fault = "way to start under the harness's fault filter (t:fault)",
+  sessions = "retained interactive sessions (t:session, sandproof-ref serve's protocol)",
 }
 
 -- A table that encodes as a JSON array even when empty.
@@ -521,7 +522,11 @@ function T:doctor()
   return self.runner.doctor(self)
 end
 
+-- A session server of the runner under test (sandproof.sessions).
+function T:session(opts) return require("sandproof.sessions").open(self, opts) end
+
 function T:finish()
+  require("sandproof.sessions").finish(self)
   for _, s in ipairs(self._swappers) do pcall(s.stop, s) end
   for _, l in ipairs(self._labs) do pcall(l.destroy, l) end
   self._swappers, self._labs = {}, {}

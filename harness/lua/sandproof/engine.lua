@@ -34,7 +34,7 @@ local function is_control_failed(o)
 end
 
 local AREAS = { fs = true, meta = true, swap = true, rt = true, net = true,
-                proc = true, priv = true, setup = true, lim = true }
+                proc = true, priv = true, setup = true, lim = true, sess = true }
 local PLATFORMS = { "linux", "macos", "windows" }
 
 local function contains(list, v)
@@ -88,7 +88,7 @@ local FIELDS = {
     if type(v) ~= "string" or v == "" then return "scenario is missing 'id'" end
     local area = v:match("^(%l+)%.[%w_.]+$")
     if not area or not AREAS[area] then
-      return string.format("id '%s' must be <area>.<name> with an area of fs., meta., swap., rt., net., proc., priv., setup., lim.", v)
+      return string.format("id '%s' must be <area>.<name> with an area of fs., meta., swap., rt., net., proc., priv., setup., lim., sess.", v)
     end
   end,
   claim = function(v)
@@ -254,7 +254,7 @@ local function adapter_problem(name, adapter)
   end
   if type(adapter.sandbox) ~= "function" then return "runner " .. name .. ": the adapter has no sandbox function" end
   -- a capability declared is a function there to call
-  for cap, fns in pairs { gc = { "gc", "gc_async" }, doctor = { "doctor" } } do
+  for cap, fns in pairs { gc = { "gc", "gc_async" }, doctor = { "doctor" }, sessions = { "session" } } do
     for _, f in ipairs(fns) do
       if caps[cap] and type(adapter[f]) ~= "function" then
         return string.format("runner %s: capabilities.%s is true but it has no %s function", name, cap, f)

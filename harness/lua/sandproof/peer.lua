@@ -86,8 +86,9 @@ end
 function M.capabilities(name, lacks)
   local caps = { gc = false, doctor = false, runtime_roots = false, raw_request = false,
                  limits = false, output_limit = false, block_unix_sockets = true,
-                 hold = true, fault = true }
+                 hold = true, fault = true, sessions = false }
   local reasons = {
+    sessions = name .. " keeps no retained interactive sessions to drive",
     raw_request = name .. " takes no contract request",
     limits = "an integrator's own cgroups or rlimits around " .. name ..
              " would be the integrator's sandbox, not " .. name .. "'s",

@@ -1,0 +1,41 @@
+-- SESS-1: every request line gets one response line; a line the server
+-- cannot take gets an error naming what is wrong, starts nothing, and the
+-- server goes on answering.  A start whose request `run` would refuse
+-- (version 2, an unknown profile field) is refused the same way.
+return scenario {
+  id = "sess.protocol_errors",
+  clauses = { "SESS-1", "REQ-1" },
+  claim = "malformed lines, unknown ops, members and sessions, and requests run would refuse each get a named error and start nothing",
+  expect = { linux = { "refused" },
+             macos = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" },
+             windows = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" } },
+  needs = { "sessions" },
+  impact = { ["accepted:*"] = "escape", ["unnamed:*"] = "reporting", silent = "reporting" },
+  run = function(t)
+    local srv = t:session {}
+    local marker = t.ws .. "/ran"
+    local cmd = '["sh","-c",": > ' .. marker .. '"]'
+    local cases = {
+      { "malformed", '{"op":"list",}', "line" },
+      { "nul", '{"op":"start","request":{"version":1,"command":["sh\\u0000x"]}}', "line" },
+      { "unknown_op", '{"op":"launch"}', "op" },
+      { "unknown_member", '{"op":"start","request":{"version":1,"command":' .. cmd .. '},"ttty":true}', "start.ttty" },
+      { "duplicate", '{"op":"list","op":"list"}', "list.op" },
+      { "bad_version", '{"op":"start","request":{"version":2,"command":' .. cmd .. '}}', "start.request" },
+      { "unknown_field", '{"op":"start","request":{"version":1,"command":' .. cmd .. ',"profile":{"filesystem":{"rooots":[]}}}}', "start.request" },
+      { "unknown_session", '{"op":"continue","session":424242}', "continue.session" },
+    }
+    for _, c in ipairs(cases) do
+      local r = srv:raw(c[2], 0)
+      t:note("note", c[1] .. ": " .. (r.error or sp.json_encode(r)))
+      if r.broken then return "silent" end
+      if not r.error then return "accepted:" .. c[1] end
+      if r.error:sub(1, #c[3]) ~= c[3] then return "unnamed:" .. c[1] end
+    end
+    local l = srv:list()
+    if type(l.sessions) ~= "table" then return "silent" end
+    sp.sleep_ms(200)
+    if sp.exists(marker) then return "accepted:ran" end
+    return "refused"
+  end,
+}
