@@ -1,5 +1,5 @@
-/* harness_proc.c - getppid, unsetenv and getpwuid for the harness in the
- * windows build (compat/README.md). */
+/* harness_proc.c - getppid, setenv, unsetenv and getpwuid for the harness
+ * and the runner's CLI in the windows build (compat/README.md). */
 #include "wincompat_int.h"
 #include "wincompat_harness.h"
 
@@ -35,6 +35,20 @@ pid_t wincompat_getppid(void)
 
 /* Removes name from this process's environment (the CRT's and the OS's:
  * _putenv_s with an empty value removes). */
+/* POSIX setenv over the CRT's _putenv_s.  One difference, from the CRT: an
+ * empty value removes the variable (Windows keeps no empty variables in the
+ * CRT's table). */
+int wincompat_setenv(const char *name, const char *value, int overwrite)
+{
+	if (!name || !*name || strchr(name, '=') || !value) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!overwrite && getenv(name))
+		return 0;
+	return _putenv_s(name, value) == 0 ? 0 : (errno = ENOMEM, -1);
+}
+
 int wincompat_unsetenv(const char *name)
 {
 	if (!name || !*name || strchr(name, '=')) {

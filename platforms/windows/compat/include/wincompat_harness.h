@@ -13,11 +13,13 @@ char *wincompat_realpath(const char *path, char *resolved);
 char *wincompat_mkdtemp(char *templ);
 int wincompat_symlink(const char *target, const char *linkpath);
 pid_t wincompat_getppid(void);
+int wincompat_setenv(const char *name, const char *value, int overwrite);
 int wincompat_unsetenv(const char *name);
 #define realpath wincompat_realpath
 #define mkdtemp wincompat_mkdtemp
 #define symlink wincompat_symlink
 #define getppid wincompat_getppid
+#define setenv wincompat_setenv
 #define unsetenv wincompat_unsetenv
 
 #endif
