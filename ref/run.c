@@ -276,26 +276,39 @@ static void classify(struct outcome *o, const struct sup *s,
 	}
 }
 
-static int signals_install(int fds[2], struct sigaction old[4])
+/* The handlers go in, then the four signals are unblocked: a caller that
+ * keeps them blocked until the run can handle them (serve's worker, SESS-5:
+ * an interrupt that arrives while the worker starts) has a pending one
+ * delivered here, into the self-pipe, so it cancels the run like any
+ * other (PROC-4) instead of killing the runner with no outcome.
+ * signals_restore puts the caller's mask back before its handlers. */
+static int signals_install(int fds[2], struct sigaction old[4], sigset_t *oldmask)
 {
 	static const int sigs[4] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	sigset_t set;
 	int rc = fdpipe_open(fds, O_CLOEXEC | O_NONBLOCK);
 
 	if (rc < 0)
 		return rc;
 	sig_wfd = fds[1];
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
+	sigemptyset(&set);
+	for (int i = 0; i < 4; i++) {
 		sigaction(sigs[i], &sa, &old[i]);
+		sigaddset(&set, sigs[i]);
+	}
 	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_UNBLOCK, &set, oldmask);
 	return 0;
 }
 
-static void signals_restore(int fds[2], const struct sigaction old[4])
+static void signals_restore(int fds[2], const struct sigaction old[4],
+			    const sigset_t *oldmask)
 {
 	static const int sigs[4] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
 
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	sig_wfd = -1;
@@ -311,6 +324,7 @@ struct execution {
 	struct launch_stdio lio;   /* the child's stdin/stdout/stderr */
 	struct pipes p;            /* our ends and the child's */
 	struct sigaction old[4];   /* restored by signals_restore */
+	sigset_t oldmask;          /* likewise */
 	int sfd[2];                /* the signal self-pipe */
 };
 
@@ -365,7 +379,7 @@ static int run_prepare(struct execution *x, const struct request *req,
 		setup_failed(o, "pipes", -rc, "cannot create stdio pipes");
 		return -1;
 	}
-	rc = signals_install(x->sfd, x->old);
+	rc = signals_install(x->sfd, x->old, &x->oldmask);
 	if (rc < 0) {
 		pipes_close(&x->p);
 		setup_failed(o, "signals", -rc, "cannot create the signal pipe");
@@ -392,7 +406,7 @@ static int run_launch(struct execution *x, struct outcome *o)
 		if (p->err[0] >= 0) close(p->err[0]);
 		o->kind = OK_SANDBOX_SETUP_FAILURE;
 		o->setup = x->st.setup;
-		signals_restore(x->sfd, x->old);
+		signals_restore(x->sfd, x->old, &x->oldmask);
 		return -1;
 	}
 	return 0;
@@ -427,7 +441,7 @@ static void run_supervise(struct execution *x, const struct request *req, int64_
 		s.denied = true;
 	/* Release may learn more: denials read from an OS log after the run. */
 	platform_enforcement(x->plan, &o->enf);
-	signals_restore(x->sfd, x->old);
+	signals_restore(x->sfd, x->old, &x->oldmask);
 	classify(o, &s, &x->st);
 }
 

@@ -97,7 +97,7 @@ void serve_respond_session(struct server *sv, struct sess *s)
 	jw_bool(&w, "tty", s->tty);
 	/* Last, so the comma is certain: the worker's outcome line verbatim. */
 	fputs(",\"outcome\":", w.f);
-	if (s->exited && s->outcome)
+	if (s->exited && s->outcome && s->outcome_len) /* never "outcome":} */
 		fwrite(s->outcome, 1, s->outcome_len, w.f);
 	else
 		fputs("null", w.f);

@@ -124,12 +124,25 @@ static int spawn(struct sess *s, int child[3], int reqfd, const char **why)
 	int fds[5] = {child[0], child[1], child[2], reqfd, s->outcome_fd};
 	pid_t server = getpid(), pid;
 
+	/* SIGTERM, SIGINT, SIGHUP are blocked from before the fork until the
+	 * worker's run has its handlers (run.c unblocks them then, and a
+	 * pending one cancels the run, PROC-4): an interrupt sent while the
+	 * worker starts would otherwise run our own handler in the child, or
+	 * kill the worker, and the session would end with no outcome. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
 	*why = "fork";
+	sigprocmask(SIG_BLOCK, &block, &old);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
 	if (pid == 0)
 		worker_exec(fds, server);
+	int fork_errno = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return -fork_errno;
 	s->pid = pid;
 	/* Taken while the worker is our unreaped child: the pid cannot name
 	 * another process yet, so the pidfd is the worker's for good. */

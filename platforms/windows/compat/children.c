@@ -178,3 +178,27 @@ int wincompat_sigemptyset(sigset_t *set)
 	*set = 0;
 	return 0;
 }
+
+int wincompat_sigaddset(sigset_t *set, int sig)
+{
+	if (sig <= 0 || sig >= 32) {
+		errno = EINVAL;
+		return -1;
+	}
+	*set |= 1u << sig;
+	return 0;
+}
+
+/* Windows has no signal mask: nothing is ever blocked, so the old mask is
+ * empty, unblocking is a no-op and setting an empty mask too.  Blocking
+ * anything cannot be done: -1 ENOSYS, never a pretended block. */
+int wincompat_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (old)
+		*old = 0;
+	if (!set || how == SIG_UNBLOCK || (how == SIG_SETMASK && *set == 0) ||
+	    (how == SIG_BLOCK && *set == 0))
+		return 0;
+	errno = ENOSYS;
+	return -1;
+}

@@ -195,6 +195,9 @@ pid_t wincompat_waitpid(pid_t pid, int *status, int options);
 #define SIGALRM 14
 #define SIGCHLD 17
 #define SA_RESTART 0x10000000
+#define SIG_BLOCK 0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
 typedef _sigset_t sigset_t;
 struct sigaction {
 	void (*sa_handler)(int);
@@ -203,10 +206,14 @@ struct sigaction {
 };
 int wincompat_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 int wincompat_sigemptyset(sigset_t *set);
+int wincompat_sigaddset(sigset_t *set, int sig);
+int wincompat_sigprocmask(int how, const sigset_t *set, sigset_t *old);
 void (*wincompat_signal(int sig, void (*handler)(int)))(int);
 int wincompat_kill(pid_t pid, int sig);
 #define sigaction(s, a, o) wincompat_sigaction(s, a, o)
 #define sigemptyset wincompat_sigemptyset
+#define sigaddset wincompat_sigaddset
+#define sigprocmask wincompat_sigprocmask
 #define signal(s, h) wincompat_signal(s, h)
 #define kill(p, s) wincompat_kill(p, s)
 
