@@ -2,11 +2,14 @@
 -- (beneath the walk's bound of 131 072 entries, so both walks are complete).
 -- The outcome must count every creation, list at most 256 of them with the
 -- rest counted in `dropped`, list nothing outside the root, leave
--- `truncated` false, and the runner's peak memory must stay within PROC-7's
--- R0 (16 MiB) plus the walk's 16 MiB.  Checked on the host: the files exist
--- (the count in the workspace), and the kernel's peak RSS of the run.
+-- `truncated` false, and the walk must add at most its 16 MiB (OUT-8) to the
+-- runner's peak memory.  Checked on the host: the files exist (the count in
+-- the workspace), and the kernel's peak RSS of the run against that of the
+-- same request running `true` first (the difference over-counts the walk's
+-- share, never under-counts it: the peak is the largest of the run's
+-- processes, python's included; a sanitized runner's own size cancels out).
 local N = 100000
-local WALK_BOUND_KIB = (16 + 16) * 1024
+local WALK_BOUND_KIB = 16 * 1024
 
 return scenario {
   id = "sess.changes_many_files",
@@ -19,6 +22,8 @@ return scenario {
              truncated = "reporting", no_changes = "reporting", unbounded = "reporting",
              ["not_created:*"] = "reporting", ["run_failed:*"] = "reporting" },
   run = function(t)
+    local base = t:sandbox { command = { "true" }, timeout_ms = 60000 }
+    if base.outcome.kind ~= "success" then return "run_failed:" .. tostring(base.outcome.kind) end
     local py = "import os\nfor i in range(" .. N .. "):\n  os.close(os.open('f%d' % i, os.O_CREAT | os.O_WRONLY, 0o644))\n"
     local r = t:sandbox { command = { "python3", "-c", py }, timeout_ms = 120000 }
     local o = r.outcome
@@ -30,9 +35,9 @@ return scenario {
     if made ~= N then return "not_created:" .. made end
     local ch = o.changes
     if type(ch) ~= "table" or type(ch.entries) ~= "table" then return "no_changes" end
-    t:note("note", string.format("changes: created %s, listed %d, dropped %s, truncated %s; peak RSS %s KiB",
+    t:note("note", string.format("changes: created %s, listed %d, dropped %s, truncated %s; peak RSS %s KiB (running true: %s KiB)",
       tostring(ch.created), #ch.entries, tostring(ch.dropped), tostring(ch.truncated),
-      tostring(r.maxrss_kib)))
+      tostring(r.maxrss_kib), tostring(base.maxrss_kib)))
     for _, e in ipairs(ch.entries) do
       if e.path:sub(1, #t.ws + 1) ~= t.ws .. "/" then return "outside_listed" end
     end
@@ -42,7 +47,13 @@ return scenario {
        or ch.dropped ~= N - #ch.entries then
       return "miscounted"
     end
-    if not r.maxrss_kib or r.maxrss_kib > WALK_BOUND_KIB then return "unbounded" end
+    if os.getenv("SANDPROOF_REF_SANITIZED") == "1" then
+      -- ASan's quarantine keeps what the runner freed: its peak is not the
+      -- walk's.  Said, never counted as the bound holding.
+      t:note("note", "memory not judged: the runner under test is a sanitizer build (SANDPROOF_REF_SANITIZED=1)")
+    elseif not (r.maxrss_kib and base.maxrss_kib) or r.maxrss_kib - base.maxrss_kib > WALK_BOUND_KIB then
+      return "unbounded"
+    end
     return "reported"
   end,
 }
