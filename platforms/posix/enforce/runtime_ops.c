@@ -1,5 +1,5 @@
-/* runtime_ops.c - the runtime-root seam (platform.h) of every POSIX layer
- * (linux, posix, macos): the core's own walk, ownership and mode bits; a
+/* runtime_ops.c - the runtime-root seam (platform.h) of every POSIX
+ * platform layer: the core's own walk, ownership and mode bits; a
  * crashed run leaves nothing on the host to replay (its mounts, namespaces
  * and temporary files die with it or are the runtime roots' own, which
  * eviction removes).  Its own file, so linking it pulls in nothing else. */
