@@ -380,7 +380,8 @@ int exec_build(int argc, char **argv, struct request *req, struct run_io *io)
 				err, flag ? " (from " : "", flag ? flag : "", flag ? ")" : "");
 		}
 	}
-	*io = (struct run_io){.passthrough = !f.json, .stdin_inherit = true};
+	*io = (struct run_io){.passthrough = !f.json, .stdin_inherit = true,
+			       .outcome_unread = !f.json};
 	cJSON_Delete(tree);
 	flags_free(&f);
 	if (rc == 1)

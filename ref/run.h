@@ -23,6 +23,9 @@
 struct run_io {
 	bool passthrough;   /* exec without --json: the command uses our 1/2 */
 	bool stdin_inherit; /* exec: the command reads our 0, not req->stdin */
+	bool outcome_unread; /* no outcome is written (exec without --json):
+			      * no "changes" walk, which costs a walk of every
+			      * write root before and after the command */
 };
 
 int run_execute(const struct request *req, const struct run_io *io,

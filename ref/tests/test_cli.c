@@ -1,7 +1,9 @@
 /* test_cli.c - the sandproof-ref command line: exec's documented exit
  * statuses, usage and request errors (exit 2, message naming the problem,
  * nothing run), --outcome, --help and --version. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -199,6 +201,26 @@ static void outcome_file_and_info(void)
 	refrun_free(&r);
 }
 
+/* exec skips the "changes" walk only when no outcome is written: with
+ * --json a write in the workspace is still reported (OUT-8). */
+static void exec_json_changes(void)
+{
+	char ws[128], script[256];
+	struct refrun r;
+	const cJSON *ch;
+
+	snprintf(ws, sizeof(ws), "%s/ws-changes", tmp);
+	snprintf(script, sizeof(script), "echo x > %s/new", ws);
+	if (mkdir(ws, 0755) < 0)
+		t_ok(0, "mkdir %s: %s", ws, strerror(errno));
+	refrun((char *[]){ref, "exec", "--json", "--write", ws, "--cwd", ws, "--", "sh", "-c",
+			  script, NULL}, NULL, &r, NULL, NULL);
+	ch = r.outcome ? oc_get(r.outcome, "changes") : NULL;
+	t_ok(status_of(&r) == 0 && ch && oc_num(ch, "created") == 1,
+	     "exec --json reports the command's write in \"changes\" (stderr: %.160s)", r.err);
+	refrun_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
@@ -218,6 +240,7 @@ int main(int argc, char **argv)
 	exec_validation();
 	request_pipe_left_open();
 	outcome_file_and_info();
+	exec_json_changes();
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", tmp);
