@@ -92,6 +92,7 @@ PY
 # Paired: sandproof-ref and bwrap in turn (A B A B ...), the ratio taken pair
 # by pair, so a machine whose speed drifts (other work on it) moves both.
 # Wall time of each whole process, spawn to reap, from python's posix_spawn.
+# Last row: the namespace floor against bwrap in the realistic workspace.
 if command -v bwrap >/dev/null; then
 	python3 - "${RUNS:-100}" "$ref" "$ws" "$all" "$bare" "$(bw "$ws")" "$(bw "$all")" "$(bw "$bare")" >>"$out" <<'PY'
 import os, statistics, sys, time
@@ -108,8 +109,15 @@ def once(argv):
     return (time.perf_counter_ns() - t) / 1e6
 print("\nPaired (A = sandproof-ref, B = bwrap, in turn, %d pairs after 5 warm-up pairs; /bin/true):\n" % runs)
 print("| workspace | A median [ms] | B median [ms] | A/B median of pairs | A/B p10-p90 |\n|:---|---:|---:|---:|---:|")
-for name, d, b in (("realistic (git init)", ws, bws[0]), ("all-present", al, bws[1]), ("bare", bare, bws[2])):
-    a_argv = [ref, "exec", "--write", d, "--cwd", d, "--", "/bin/true"]
+# The floor: util-linux unshare into the namespaces both runners make (user,
+# mount, pid, net, ipc), fork, exec; no mount, no loopback, no filter.  What
+# either runner adds above it is its own work.
+floor = ["/usr/bin/unshare", "-U", "-r", "-m", "-p", "-f", "-n", "-i", "/bin/true"]
+cases = [("realistic (git init)", ws, bws[0]), ("all-present", al, bws[1]), ("bare", bare, bws[2])]
+if os.path.exists(floor[0]):
+    cases.append(("floor: unshare -Urmpfni /bin/true as A", None, bws[0]))
+for name, d, b in cases:
+    a_argv = [ref, "exec", "--write", d, "--cwd", d, "--", "/bin/true"] if d else floor
     b_argv = b.split() + ["/bin/true"]
     b_argv[0] = "/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else b_argv[0]
     for _ in range(5):
