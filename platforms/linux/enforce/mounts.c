@@ -130,6 +130,19 @@ static int add_checked(struct mplan *p, const struct request *req,
 	return rc < 0 && rc == -ENOMEM ? fail(err, "plan", NULL, ENOMEM, NULL) : rc;
 }
 
+/* A read-only path, and inside a write root the pins that keep it in its
+ * place (FS-2): one there was checked to exist by add_checked(). */
+static int add_read_only(struct mplan *p, const struct request *req, const char *what,
+			 const char *path, struct setup_error *err)
+{
+	int rc = add_checked(p, req, MOP_RO, what, path, err);
+
+	if (rc == 0 && policy_in_write_root(req, path) &&
+	    mplan_pin_ancestors(p, req, path) < 0)
+		rc = fail(err, "plan", NULL, ENOMEM, NULL);
+	return rc;
+}
+
 static bool any_beneath(const struct mplan *p, const char *dir)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -159,10 +172,10 @@ int mplan_build(const struct request *req, struct mplan *p, struct setup_error *
 		const struct strv *ro = &req->write_roots[i].read_only_subpaths;
 
 		for (size_t k = 0; rc == 0 && k < ro->n; k++)
-			rc = add_checked(p, req, MOP_RO, "read_only_subpath", ro->v[k], err);
+			rc = add_read_only(p, req, "read_only_subpath", ro->v[k], err);
 	}
 	for (size_t i = 0; rc == 0 && i < req->deny_write.n; i++)
-		rc = add_checked(p, req, MOP_RO, "deny_write", req->deny_write.v[i], err);
+		rc = add_read_only(p, req, "deny_write", req->deny_write.v[i], err);
 	if (rc == 0 && req->temp_dir && p->private_tmp && !any_beneath(p, "/tmp")) {
 		/* Serve the runtime root's tmp/ as /tmp.  Only when no bind
 		 * lands beneath /tmp: their mount points would have to be made

@@ -57,6 +57,16 @@ int mplan_build(const struct request *req, struct mplan *p, struct setup_error *
 /* Add an operation (used for protected metadata and runtime roots). */
 int mplan_add(struct mplan *p, enum mop_kind kind, const char *path, bool is_dir);
 
+/* FS-2 (mounts_order.c): pin every existing directory between the deepest
+ * write root holding path and path (none when no write root holds it).
+ * 0 or -ENOMEM. */
+int mplan_pin_ancestors(struct mplan *p, const struct request *req, const char *path);
+
+/* Put the operations in the order mplan_apply() must follow: write roots
+ * and pins, then read-only binds, then covers, each shallowest first
+ * (mounts_order.c says why).  Call once the plan is complete. */
+void mplan_order(struct mplan *p);
+
 /* In the sandbox's first process, after the uid/gid maps are written.
  * Ends with the new root pivoted in, /proc, /dev and /tmp mounted.
  * 0 or -errno with *err naming the step. */

@@ -178,6 +178,8 @@ int platform_prepare(const struct request *req, struct plan **out,
 	tm_mark("prepare: protect plan");
 	if (rc == 0)
 		rc = mplan_add_hides(&p->mounts, req, err);
+	if (rc == 0)
+		mplan_order(&p->mounts);
 	if (rc == 0 && env_build(req, &p->mounts, &p->envp) < 0)
 		rc = setup_err(err, "plan", ENOMEM, NULL);
 	if (rc == 0)
