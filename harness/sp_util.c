@@ -458,7 +458,7 @@ static int l_lstat(lua_State *L)
 
 	if (lstat(p, &st) < 0)
 		return sp_fail(L, errno, p);
-	lua_createtable(L, 0, 8);
+	lua_createtable(L, 0, 9);
 	lua_pushstring(L, S_ISDIR(st.st_mode) ? "dir" : S_ISLNK(st.st_mode) ? "link" :
 			  S_ISREG(st.st_mode) ? "file" : "other");
 	lua_setfield(L, -2, "type");
@@ -472,6 +472,8 @@ static int l_lstat(lua_State *L)
 	lua_setfield(L, -2, "dev");
 	lua_pushinteger(L, (lua_Integer)st.st_size);
 	lua_setfield(L, -2, "size");
+	lua_pushinteger(L, (lua_Integer)st.st_nlink);
+	lua_setfield(L, -2, "nlink");
 	lua_pushinteger(L, (lua_Integer)st.st_mtime); /* POSIX; st_mtim is not macOS */
 	lua_setfield(L, -2, "mtime");
 	return 1;
