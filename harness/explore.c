@@ -208,7 +208,7 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	if ((rc = explore_parse(p, argc, argv, &o)))
 		return rc;
 	session_init(&ss, "sandproof explore");
-	if ((rc = session_open(&ss, o.out, STORE_WAIT_MS / 1000)))
+	if ((rc = session_open_suffixed(&ss, o.out, "-explore", STORE_WAIT_MS / 1000)))
 		return rc;
 	json = explore_drive(p, &o);
 	sum = json ? cJSON_Parse(json) : NULL;

@@ -88,9 +88,9 @@ files=$(ls "$tmp/n/found" 2>/dev/null | wc -l)
 check '[ "$files" -ge 1 ]' "it wrote scenario files ($files): $(tail -1 "$tmp/n.log")"
 big=$(grep -c "shrunk to [6-9] op\|shrunk to [1-9][0-9] op" "$tmp/n.log")
 check '[ "$big" -eq 0 ]' "every violation shrunk to at most 5 ops"
-nv=$(sqlite3 "$tmp/n/linux.sqlite" "select count(*) from result r join run on run.id = r.run_id where run.filter = 'explore' and r.verdict = 'fail' and r.impact is not null and r.scenario_id like 'fs.found_%'")
+nv=$(sqlite3 "$tmp/n/linux-explore.sqlite" "select count(*) from result r join run on run.id = r.run_id where run.filter = 'explore' and r.verdict = 'fail' and r.impact is not null and r.scenario_id like 'fs.found_%'")
 check '[ "$nv" -ge 1 ]' "violations recorded in the database with their class ($nv)"
-ev=$(sqlite3 "$tmp/n/linux.sqlite" "select count(*) from evidence where body like 'program: { seed = %'")
+ev=$(sqlite3 "$tmp/n/linux-explore.sqlite" "select count(*) from evidence where body like 'program: { seed = %'")
 check '[ "$ev" -ge 1 ]' "each with its program (seed, policy, ops) as evidence ($ev)"
 SANDPROOF_SCENARIOS="$tmp/n" "$sp" run --runner none,ref --out "$tmp/replay" >"$tmp/r.log" 2>&1
 rf=$(grep -c "^fail .*fs.found_.* none " "$tmp/r.log")
@@ -104,8 +104,12 @@ check '[ "$(ls "$tmp/n/found")" = "$(ls "$tmp/n2/found" 2>/dev/null)" ]' "the sa
 st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref: 25 programs .* 0 violations, [1-9][0-9]* confined" "$tmp/ref.log"' "explore against ref: exit 0, 0 violations (exit $st: $(tail -2 "$tmp/ref.log"))"
 check '[ ! -e "$tmp/r/found" ]' "no scenario file written for ref"
-pr=$(sqlite3 "$tmp/r/linux.sqlite" "select json_extract(env_json, '$.explore.programs') from run where filter = 'explore'")
+pr=$(sqlite3 "$tmp/r/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') from run where filter = 'explore'")
 check '[ "$pr" = 25 ]' "the run is recorded with its summary ($pr programs)"
+"$sp" report "$tmp/r/linux-explore.sqlite" --format markdown -o "$tmp/r.md" >/dev/null 2>&1
+check 'grep -q "^### Explore runs" "$tmp/r.md" && grep -q "^|#1|ref|3|25|" "$tmp/r.md"' "the report has an explore section with the run: $(grep '^|#1|ref' "$tmp/r.md")"
+"$sp" report "$tmp/n/linux-explore.sqlite" --format html -o "$tmp/n.html" >/dev/null 2>&1
+check 'grep -q "<h2>Explore runs</h2>" "$tmp/n.html"' "and so has the HTML report"
 
 echo "1..$n"
 echo "# $pass passed, $fail failed"

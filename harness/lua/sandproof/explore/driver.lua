@@ -130,6 +130,7 @@ end
 function M.main_json(o)
   local res = M.main(o)
   local v = res.violations
+  res.violations_n = v and #v or nil
   if v then setmetatable(v, { __jsonarray = true }) end
   return sp.json_encode(res)
 end
