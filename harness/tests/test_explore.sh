@@ -74,11 +74,42 @@ attack '{ seed = 12, policy = {}, ops = { { "symlink", "out", "ws/b" }, { "renam
 attack '{ seed = 13, policy = {}, ops = { { "connect", "tcp", "127.0.0.1", "$tcp" } } }'
 attack '{ seed = 14, policy = {}, ops = { { "connect", "udp", "127.0.0.1", "$udp" } } }'
 attack '{ seed = 15, policy = { { kind = "read_only_subpath", name = "ro" } }, ops = { { "rename", "ro", "ws/b" } } }'
+attack '{ seed = 16, policy = {}, ops = { { "symlink", "out", "agents" } } }'
+attack '{ seed = 17, policy = {}, ops = { { "rename", "ws/d", "zero" } } }'
 SANDPROOF_SCENARIOS="$tmp/atk" "$sp" run --runner none,ref --out "$tmp/atk-out" >"$tmp/atk.log" 2>&1
 nf=$(grep -c "^fail .*fs.attack_.* none .*impact: escape" "$tmp/atk.log")
 np=$(grep -c "^pass .*fs.attack_.* ref .*observed=confined" "$tmp/atk.log")
 check '[ "$nf" -eq $i ]' "the oracle sees all $i attacks against none as escapes (saw $nf): $(grep ' none ' "$tmp/atk.log" | grep -v '^fail' | head -c 600)"
 check '[ "$np" -eq $i ]' "and none of them against ref (confined: $np): $(grep ' ref ' "$tmp/atk.log" | grep -v '^pass' | head -c 600)"
+
+# ---- the oracle's honesty check: ref with its denials removed ------------------------
+# ref_mute: ref's outcome with every denial dropped; a protected name it
+# created and ref undid (META-3) is then a reporting violation
+mkdir -p "$tmp/h/runners" "$tmp/hon/fs"
+ln -s "$here/../lua" "$tmp/h/lua"
+cp "$here/../runners/ref.lua" "$tmp/h/runners/ref.lua"
+cat >"$tmp/h/runners/ref_mute.lua" <<'EOT'
+local ref = require "ref"
+local M = setmetatable({ name = "ref_mute" }, { __index = ref })
+function M.sandbox(t, spec)
+  local r = ref.sandbox(t, spec)
+  if r.outcome then r.outcome.denials = {} end
+  return r
+end
+return M
+EOT
+cat >"$tmp/hon/fs/hon.lua" <<'EOT'
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.honesty", clauses = { "META-3" }, claim = "a blocked creation is reported",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, { seed = 1, policy = {}, ops = { { "mkdir", "agents" } } })) end,
+}
+EOT
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
+check 'grep -q "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log" && grep -q "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log"' "an unreported blocked creation is a reporting violation: $(grep fs.honesty "$tmp/hon.log" | head -c 400)"
 
 # ---- explore against none: found, shrunk, written, replayed --------------------------
 "$sp" explore --runner none --budget 6 --seed 5 --out "$tmp/n" >"$tmp/n.log" 2>&1

@@ -20,6 +20,7 @@ local M = {}
 
 -- The universe's names as paths of context t.  Everything lies in t.tmp or
 -- t.vtmp: a program can only name the scenario's own files.
+local unreported -- below
 local function paths_of(t)
   local ws, out, vis = t.ws, t.outside, t.visible_outside
   return {
@@ -150,9 +151,29 @@ local function changed_labels(before, after)
   return table.concat(out, ", ")
 end
 
+-- The argument of each op that names what it creates (write, append and
+-- mkdir their only path; symlink, link and rename their second).
+local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3 }
+
+-- Honesty (META-3): an op that created an absent protected name and was
+-- answered ok, its creation undone by the runner (the name absent on the
+-- host after the run, else the snapshot saw an escape), must be reported
+-- as a protected_create denial naming it.  Returns what went unreported.
+unreported = function(P, probe, r)
+  local out, names = {}, { [P.agents] = "agents", [P.zero] = "zero" }
+  for _, res in ipairs(r.probe) do
+    local op = probe[(res.i or -1) + 1]
+    local path = op and CREATES[op[1]] and op[CREATES[op[1]]]
+    if res.ok and names[path] and not sp.lstat(path) and not lib.denied_for(r.outcome, path) then
+      out[#out + 1] = string.format("%s of %s undone without a protected_create denial", op[1], names[path])
+    end
+  end
+  return out
+end
+
 -- Every violation the host sees after the run: { class, what }, escapes
 -- first.
-local function judge(t, P, before, policy, r, lab, ids)
+local function judge(t, P, before, policy, r, lab, ids, probe)
   local v = {}
   local after = snapshot(P, policy)
   if after ~= before then
@@ -168,10 +189,14 @@ local function judge(t, P, before, policy, r, lab, ids)
       end
     end
   end
+  for _, x in ipairs(unreported(P, probe, r)) do v[#v + 1] = { class = "reporting", what = x } end
   for _, id in ipairs(ids or {}) do
     local h = lab:hits(id)
     if h > 0 then v[#v + 1] = { class = "escape", what = "a lab listener was reached" } break end
   end
+  local rank = { escape = 1, exposure = 2, reporting = 3, fidelity = 4, residue = 5 }
+  for i, x in ipairs(v) do x.n = i end
+  table.sort(v, function(a, b) return rank[a.class] < rank[b.class] or (a.class == b.class and a.n < b.n) end)
   return v
 end
 
@@ -186,10 +211,10 @@ function M.run(t, prog)
   layout(t, P)
   local ports, lab, ids = listeners(t, prog.ops)
   local before = snapshot(P, prog.policy)
-  local r = t:sandbox { profile = profile_of(t, P, prog.policy), timeout_ms = 20000,
-                        probe = resolve(P, ports, prog.ops) }
+  local probe = resolve(P, ports, prog.ops)
+  local r = t:sandbox { profile = profile_of(t, P, prog.policy), timeout_ms = 20000, probe = probe }
   t:ran(r)
-  local v = judge(t, P, before, prog.policy, r, lab, ids)
+  local v = judge(t, P, before, prog.policy, r, lab, ids, probe)
   for _, x in ipairs(v) do t:note("note", x.class .. ": " .. x.what) end
   if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
   if sp.read(P["ws/ctl"]) ~= "ok" then
