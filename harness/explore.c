@@ -232,6 +232,7 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sum, "violations")) > 0
 		? SESSION_EXIT_FAILED : 0;
 	rc = session_finish(&ss, rc);
+	runlog_impact_summary(&ss.tally, stdout); /* prints, frees the tally's fails */
 	explore_summary(sum, ss.dbpath);
 	cJSON_Delete(sum);
 	return session_exit_status(&ss, rc);
