@@ -88,7 +88,8 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 
 /* Runs the Lua driver; its summary as JSON (malloc'd), or NULL after
  * printing why. */
-static char *explore_drive(const struct scen_paths *p, const struct explore_opts *o)
+static char *explore_drive(const struct scen_paths *p, const struct explore_opts *o,
+			   bool check_only)
 {
 	lua_State *L = host_new(p->harness);
 	char *json = NULL;
@@ -107,6 +108,7 @@ static char *explore_drive(const struct scen_paths *p, const struct explore_opts
 		lua_pushinteger(L, (lua_Integer)o->time_s); lua_setfield(L, -2, "time_s");
 		lua_pushinteger(L, (lua_Integer)o->max_ops); lua_setfield(L, -2, "max_ops");
 		lua_pushboolean(L, o->no_shrink); lua_setfield(L, -2, "no_shrink");
+		lua_pushboolean(L, check_only); lua_setfield(L, -2, "check_only");
 		scen_push_paths(L, p); lua_setfield(L, -2, "paths");
 		if (host_pcall(L, 1, 1) == LUA_OK && lua_isstring(L, -1))
 			json = strdup(lua_tostring(L, -1));
@@ -130,6 +132,25 @@ static double jnum(const cJSON *o, const char *k)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* 0 when the driver accepts the runner (its adapter loads, it is
+ * available here), else the exit status after saying why. */
+static int explore_usable(const struct scen_paths *p, const struct explore_opts *o)
+{
+	char *json = explore_drive(p, o, true);
+	cJSON *c = json ? cJSON_Parse(json) : NULL;
+	int rc = 0;
+
+	free(json);
+	if (!c)
+		return SESSION_EXIT_INTERNAL;
+	if (*jtext(c, "usage_error")) {
+		fprintf(stderr, "sandproof explore: %s\n", jtext(c, "usage_error"));
+		rc = SESSION_EXIT_USAGE;
+	}
+	cJSON_Delete(c);
+	return rc;
 }
 
 /* Each violation as a fail of its emitted scenario (fs.found_<id>), the
@@ -207,21 +228,19 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 
 	if ((rc = explore_parse(p, argc, argv, &o)))
 		return rc;
+	/* the runner's adapter loads and it is available here: before
+	 * anything is written */
+	if ((rc = explore_usable(p, &o)))
+		return rc;
 	session_init(&ss, "sandproof explore");
 	if ((rc = session_open_suffixed(&ss, o.out, "-explore", STORE_WAIT_MS / 1000)))
 		return rc;
-	json = explore_drive(p, &o);
+	json = explore_drive(p, &o, false);
 	sum = json ? cJSON_Parse(json) : NULL;
 	free(json);
 	if (!sum) {
 		session_close(&ss);
 		return SESSION_EXIT_INTERNAL;
-	}
-	if (*jtext(sum, "usage_error")) {
-		fprintf(stderr, "sandproof explore: %s\n", jtext(sum, "usage_error"));
-		cJSON_Delete(sum);
-		session_close(&ss);
-		return SESSION_EXIT_USAGE;
 	}
 	if ((rc = explore_begin(&ss, p, &o, sum))) {
 		cJSON_Delete(sum);

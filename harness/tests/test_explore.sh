@@ -33,6 +33,7 @@ usage "bad number: 0" "a zero budget" --runner none --budget 0
 usage "bad number: 1x" "a malformed time" --runner none --time 1x
 usage "bad number: -3" "a negative seed" --runner none --seed -3
 usage "unexpected argument extra" "an extra argument" --runner none extra
+usage "runner seatbelt_naive is not available here" "a runner not on this machine" --runner seatbelt_naive
 "$sp" explore --runner none --budget 1 --out /proc/nope >"$tmp/out" 2>"$tmp/err"
 st=$?
 check '[ $st -eq 2 ] && grep -q -- "--out /proc/nope" "$tmp/err"' "an unusable --out exits 2 naming it (exit $st)"

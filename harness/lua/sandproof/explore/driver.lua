@@ -101,6 +101,7 @@ function M.main(o)
     local avail, why = adapter.available(o.paths)
     if not avail then return { usage_error = "runner " .. o.runner .. " is not available here: " .. tostring(why) } end
   end
+  if o.check_only then return {} end
   local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
                 errors = 0, violations = {}, first_error = nil, shrink_ms = 0 }
   local cov = { op_pairs = {}, name_pairs = {} }
