@@ -69,12 +69,23 @@ local function minimise(o, prog, class)
   return best, outcome, runs
 end
 
+-- A violation whose outcome an earlier one of the run had (the same class
+-- and labels) is recorded with that one's shrunk program and file, not
+-- shrunk again: shrinking is most of an explore run's time, and it would
+-- find a variant of the same finding.
 local function violation(o, k, prog, class, outcome, res)
   local shrunk, s_outcome, runs = prog, outcome, 0
-  local t0 = sp.now_ms()
-  if not o.no_shrink then shrunk, s_outcome, runs = minimise(o, prog, class) end
-  res.shrink_ms = res.shrink_ms + math.floor(sp.now_ms() - t0)
-  local file, id = emit.write(o.out, shrunk, { runner = o.runner, seed = o.seed, outcome = s_outcome or outcome })
+  local seen = o.seen[outcome]
+  local file, id
+  if seen then
+    shrunk, s_outcome, file, id = seen.shrunk, seen.outcome, seen.file, seen.id
+  else
+    local t0 = sp.now_ms()
+    if not o.no_shrink then shrunk, s_outcome, runs = minimise(o, prog, class) end
+    res.shrink_ms = res.shrink_ms + math.floor(sp.now_ms() - t0)
+    file, id = emit.write(o.out, shrunk, { runner = o.runner, seed = o.seed, outcome = s_outcome or outcome })
+    o.seen[outcome] = { shrunk = shrunk, outcome = s_outcome, file = file, id = id, n = #res.violations + 1 }
+  end
   local v = { index = k, program_seed = prog.seed, class = class, what = outcome,
               program = gen.program_text(prog), shrunk = gen.program_text(shrunk),
               shrunk_ops = #shrunk.ops, shrink_runs = runs, scenario = file or "",
@@ -84,9 +95,15 @@ local function violation(o, k, prog, class, outcome, res)
                expected = "confined", attempts = 1 + runs, seed = prog.seed,
                evidence = { { kind = "note", body = "found by program " .. k .. ": " .. outcome },
                             { kind = "note", body = "program: " .. v.program },
-                            { kind = "note", body = "shrunk (" .. runs .. " runs): " .. v.shrunk },
+                            { kind = "note", body = seen and string.format("same outcome as violation %d: its shrunk program %s", seen.n, v.shrunk)
+                                                       or ("shrunk (" .. runs .. " runs): " .. v.shrunk) },
                             { kind = "note", body = "scenario file: " .. (file or "not written") } } }
   res.violations[#res.violations + 1] = v
+  if seen then
+    print(string.format("violation %d: program %d (seed %d): %s\n  same outcome as violation %d (not shrunk again)",
+      #res.violations, k, prog.seed, outcome, seen.n))
+    return
+  end
   print(string.format("violation %d: program %d (seed %d): %s\n  shrunk to %d op(s) in %d runs: %s\n  scenario: %s",
     #res.violations, k, prog.seed, outcome, #shrunk.ops, runs, v.shrunk, file or ("not written: " .. tostring(id))))
 end
@@ -105,6 +122,7 @@ function M.main(o)
   local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
                 errors = 0, violations = {}, first_error = nil, shrink_ms = 0 }
   local cov = { op_pairs = {}, name_pairs = {} }
+  o.seen = {}
   local started = sp.now_ms()
   local k = 0
   while (o.budget == 0 or k < o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000) do
