@@ -139,6 +139,8 @@ check '[ "$(ls "$tmp/n/found")" = "$(ls "$tmp/n2/found" 2>/dev/null)" ]' "the sa
 st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref: 25 programs .* 0 violations, [1-9][0-9]* confined" "$tmp/ref.log"' "explore against ref: exit 0, 0 violations (exit $st: $(tail -2 "$tmp/ref.log"))"
 check '[ ! -e "$tmp/r/found" ]' "no scenario file written for ref"
+cov=$(sed -n 's/.*coverage: op pairs \([0-9]*\)\/\([0-9]*\), name pairs \([0-9]*\)\/\([0-9]*\);.*/\1 \2 \3 \4/p' "$tmp/ref.log")
+check 'set -- $cov; [ $# -eq 4 ] && [ "$1" -ge 1 ] && [ "$1" -le "$2" ] && [ "$3" -ge 1 ] && [ "$3" -le "$4" ]' "coverage stated within its totals: $cov"
 pr=$(sqlite3 "$tmp/r/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') from run where filter = 'explore'")
 check '[ "$pr" = 25 ]' "the run is recorded with its summary ($pr programs)"
 "$sp" report "$tmp/r/linux-explore.sqlite" --format markdown -o "$tmp/r.md" >/dev/null 2>&1

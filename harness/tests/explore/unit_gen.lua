@@ -48,6 +48,16 @@ local function checks()
   local np = 0
   for _ in pairs(pairs_) do np = np + 1 end
   if np < #gen.OPS * #gen.OPS * 9 // 10 then return "only " .. np .. " adjacent op pairs drawn" end
+  -- the coverage the driver states stays within its totals, and reaches
+  -- them over enough programs
+  local driver = require "sandproof.explore.driver"
+  local cov = { op_pairs = {}, name_pairs = {} }
+  for k = 1, 20000 do driver.cover(cov, gen.program(5, k)) end
+  local c = driver.coverage(cov)
+  if c.op_pairs ~= c.op_pairs_total or c.name_pairs ~= c.name_pairs_total then
+    return string.format("coverage over 20000 programs: op pairs %d/%d, name pairs %d/%d",
+                         c.op_pairs, c.op_pairs_total, c.name_pairs, c.name_pairs_total)
+  end
   -- ddmin on synthetic predicates: the 1-minimal failing subsets
   local items = {}
   for i = 1, 20 do items[i] = i end

@@ -55,6 +55,15 @@ local function cover(cov, prog)
   end
 end
 local function count(set) local n = 0 for _ in pairs(set) do n = n + 1 end return n end
+M.cover = cover
+
+-- The coverage of cov as { op_pairs, op_pairs_total, name_pairs,
+-- name_pairs_total }.
+function M.coverage(cov)
+  return { op_pairs = count(cov.op_pairs), op_pairs_total = #gen.OPS * #gen.OPS,
+           name_pairs = count(cov.name_pairs),
+           name_pairs_total = #gen.NAMES * (#gen.NAMES + 1) // 2 } -- a name with itself too
+end
 
 -- Shrinks a violating program; the candidate must violate with the same
 -- class (re-run in a fresh context each time).
@@ -140,8 +149,7 @@ function M.main(o)
     end
   end
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
-  res.op_pairs, res.op_pairs_total = count(cov.op_pairs), #gen.OPS * #gen.OPS
-  res.name_pairs, res.name_pairs_total = count(cov.name_pairs), #gen.NAMES * (#gen.NAMES - 1) // 2
+  for k, v in pairs(M.coverage(cov)) do res[k] = v end
   return res
 end
 
