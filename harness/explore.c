@@ -215,6 +215,8 @@ static void explore_summary(const cJSON *s, const char *db)
 	       jnum(s, "shrink_ms") / 1000, db);
 	if (*jtext(s, "first_error"))
 		printf("first error: %s\n", jtext(s, "first_error"));
+	if (*jtext(s, "stopped"))
+		fprintf(stderr, "sandproof explore: %s\n", jtext(s, "stopped"));
 	fflush(stdout);
 }
 
@@ -250,6 +252,8 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	explore_record(&ss, &o, sum);
 	rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sum, "violations")) > 0
 		? SESSION_EXIT_FAILED : 0;
+	if (*jtext(sum, "stopped"))
+		rc = SESSION_EXIT_INTERNAL;
 	rc = session_finish(&ss, rc);
 	runlog_impact_summary(&ss.tally, stdout); /* prints, frees the tally's fails */
 	explore_summary(sum, ss.dbpath);

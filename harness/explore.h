@@ -16,7 +16,8 @@
 /* argv[0] is "explore".  Exit 0 when no violation was found, 1 when one
  * was, 2 usage (a bad option or number, an unknown runner or one not
  * available here, an unusable --out, a database refused), 3 internal (the
- * driver failed, a result not recorded). */
+ * driver failed, 20 programs in a row could not be run, a result not
+ * recorded). */
 int explore_main(const struct scen_paths *p, int argc, char **argv);
 
 #endif

@@ -143,6 +143,12 @@ cov=$(sed -n 's/.*coverage: op pairs \([0-9]*\)\/\([0-9]*\), name pairs \([0-9]*
 check 'set -- $cov; [ $# -eq 4 ] && [ "$1" -ge 1 ] && [ "$1" -le "$2" ] && [ "$3" -ge 1 ] && [ "$3" -le "$4" ]' "coverage stated within its totals: $cov"
 pr=$(sqlite3 "$tmp/r/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') from run where filter = 'explore'")
 check '[ "$pr" = 25 ]' "the run is recorded with its summary ($pr programs)"
+# every program's context releases its temp directories' claims: under an
+# open-file limit of 64, 40 programs all run (each context used to keep two
+# descriptors: errors from program 25 on)
+(ulimit -n 64 && "$sp" explore --runner ref --budget 40 --seed 3 --out "$tmp/fd") >"$tmp/fd.log" 2>&1
+st=$?
+check '[ $st -eq 0 ] && grep -q "^explore ref: 40 programs .* 0 untested, 0 errors" "$tmp/fd.log"' "40 programs under ulimit -n 64, none failing to run (exit $st: $(tail -2 "$tmp/fd.log"))"
 "$sp" report "$tmp/r/linux-explore.sqlite" --format markdown -o "$tmp/r.md" >/dev/null 2>&1
 check 'grep -q "^### Explore runs" "$tmp/r.md" && grep -q "^|#1|ref|3|25|" "$tmp/r.md"' "the report has an explore section with the run: $(grep '^|#1|ref' "$tmp/r.md")"
 "$sp" report "$tmp/n/linux-explore.sqlite" --format html -o "$tmp/n.html" >/dev/null 2>&1

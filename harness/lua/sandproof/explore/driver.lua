@@ -117,6 +117,8 @@ local function violation(o, k, prog, class, outcome, res)
     #res.violations, k, prog.seed, outcome, #shrunk.ops, runs, v.shrunk, file or ("not written: " .. tostring(id))))
 end
 
+M.MAX_ERRORS_IN_A_ROW = 20
+
 -- o: runner, paths, seed, budget (programs; 0: none), time_s (0: none),
 -- out, max_ops, no_shrink.  Returns the summary.
 function M.main(o)
@@ -133,7 +135,7 @@ function M.main(o)
   local cov = { op_pairs = {}, name_pairs = {} }
   o.seen = {}
   local started = sp.now_ms()
-  local k = 0
+  local k, in_a_row = 0, 0
   while (o.budget == 0 or k < o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000) do
     k = k + 1
     local prog = gen.program(o.seed, k, o.max_ops)
@@ -146,6 +148,14 @@ function M.main(o)
     else
       res.errors = res.errors + 1
       res.first_error = res.first_error or string.format("program %d (seed %d): %s", k, prog.seed, tostring(outcome))
+    end
+    -- a harness or host that cannot run programs any more: stop, said
+    -- (exit 3), rather than count errors at full speed
+    in_a_row = kind == "error" and in_a_row + 1 or 0
+    if in_a_row >= M.MAX_ERRORS_IN_A_ROW then
+      res.stopped = string.format("stopped after %d programs in a row that could not be run (last: %s)",
+                                  in_a_row, tostring(outcome))
+      break
     end
   end
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
