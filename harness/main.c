@@ -25,6 +25,7 @@
 #include "sandproof/store.h"
 #include "child.h"
 #include "envinfo.h"
+#include "explore.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
 #include "session.h"
@@ -48,6 +49,8 @@ static const char usage[] =
 "       sandproof diff OLD NEW [--runner R]   (OLD: a database or --baseline FILE)\n"
 "       sandproof baseline DB -o FILE\n"
 "       sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]\n"
+"       sandproof explore --runner R [--budget N] [--time S] [--seed N] [--out DIR]\n"
+"                         [--max-ops N] [--no-shrink]\n"
 "\n"
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
 "       and records every result in DIR/<os>.sqlite (default ./sandproof-out;\n"
@@ -66,6 +69,10 @@ static const char usage[] =
 "diff   lists verdicts that got worse, better, added, removed; exit 1 on a\n"
 "       regression.  baseline writes the readable export diff compares against.\n"
 "merge  joins per-OS databases into one cross-platform matrix.\n"
+"explore runs generated attack programs against runner R (default budget\n"
+"       100 programs), judged on the host by the contract; shrinks each\n"
+"       violating one and writes it as DIR/found/<id>.lua (docs/EXPLORE.md).\n"
+"       Exit 0 no violation, 1 a violation found, 2 usage, 3 internal.\n"
 "smoke  checks this host's prerequisites and a few telling properties of\n"
 "       every runner found; exit 0 when the reference runner holds, 1 when a\n"
 "       property fails, 3 when this host cannot enforce the contract at all\n"
@@ -413,7 +420,8 @@ int main(int argc, char **argv)
 	/* Everything a scenario starts stays our descendant, so nothing can
 	 * escape the tree kill after a scenario's timeout. */
 	proc_init();
-	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke")) {
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke") ||
+	    !strcmp(argv[1], "explore")) {
 		/* both run scenarios: the probe must be visible in the sandbox */
 		if (probe_stage() < 0)
 			fprintf(stderr, "sandproof: warning: cannot stage the probe outside /tmp\n");
@@ -432,6 +440,8 @@ int main(int argc, char **argv)
 		return merge_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "smoke"))
 		return smoke_main(&paths, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "explore"))
+		return explore_main(&paths, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "env")) {

@@ -47,11 +47,17 @@ static const char *out_prepare(const char *out)
 
 int session_open(struct session *s, const char *out, unsigned wait_s)
 {
+	return session_open_suffixed(s, out, "", wait_s);
+}
+
+int session_open_suffixed(struct session *s, const char *out, const char *suffix,
+			  unsigned wait_s)
+{
 	const char *why = out_prepare(out);
 	char err[1024];
 
-	if (!why && snprintf(s->dbpath, sizeof(s->dbpath), "%s/%s.sqlite", out,
-			     prims_os_name()) >= (int)sizeof(s->dbpath))
+	if (!why && snprintf(s->dbpath, sizeof(s->dbpath), "%s/%s%s.sqlite", out,
+			     prims_os_name(), suffix) >= (int)sizeof(s->dbpath))
 		why = strerror(ENAMETOOLONG);
 	if (why) {
 		fprintf(stderr, "%s: --out %s: %s\n", s->who, out, why);

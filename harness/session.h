@@ -57,6 +57,11 @@ int session_load(struct session *s, const struct scen_paths *p, const char *filt
  * refusal (which names the file). */
 int session_open(struct session *s, const char *out, unsigned wait_s);
 
+/* session_open() of out/<os><suffix>.sqlite (explore: "-explore", so its
+ * runs never shadow a catalogue run's results in a report). */
+int session_open_suffixed(struct session *s, const char *out, const char *suffix,
+			  unsigned wait_s);
+
 /* Records the run row (env_json: the fingerprint, a JSON object or NULL,
  * freed here in every case; runners, filter, seed: its columns) and one row
  * per loaded scenario.  A scenario row the store refuses is reported and

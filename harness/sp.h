@@ -33,12 +33,17 @@ int sp_opt_boolean(lua_State *L, int idx, const char *fn, const char *key, int d
 
 /* A fresh directory PREFIXxxxxxx (mode 0755) in out, claimed by this
  * process: it holds an exclusive flock(2) on it until it exits (the
- * descriptor is O_CLOEXEC and deliberately never closed).  A run sweeps the
+ * descriptor is O_CLOEXEC and never closed, but by sp.rmtree of a directory
+ * sp.mkdtemp made: see sp_mkdtemp_claimed_fd).  A run sweeps the
  * sandproof-<pid>-* directories nobody holds and whose pid is gone
  * (scen_sweep_stale): the temp directories of a harness killed with
  * SIGKILL.  out is the canonical path (realpath: macOS spells /tmp
  * /private/tmp, the only spelling a policy matches).  0 or -errno. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen);
+/* The same, *claim (when not NULL) set to the claim's descriptor, which the
+ * caller may close once it no longer needs the directory kept from the
+ * sweep (sp.rmtree does, for what sp.mkdtemp made). */
+int sp_mkdtemp_claimed_fd(const char *prefix, char *out, size_t outlen, int *claim);
 
 void sp_util_register(lua_State *L);  /* sp_util.c */
 void sp_proc_register(lua_State *L);  /* sp_proc.c: spawn, hold, fault, swap, census */

@@ -259,6 +259,11 @@ static void canonical_in_place(char *path, size_t len)
  * sees it unlocked while its owner lives.  out is its canonical path. */
 int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 {
+	return sp_mkdtemp_claimed_fd(prefix, out, outlen, NULL);
+}
+
+int sp_mkdtemp_claimed_fd(const char *prefix, char *out, size_t outlen, int *claim)
+{
 	const char *slash = strrchr(prefix, '/');
 	char stage[4096];
 	int fd, e = 0;
@@ -281,6 +286,8 @@ int sp_mkdtemp_claimed(const char *prefix, char *out, size_t outlen)
 		e = tmpdir_rename_new(fd, stage, out);
 		if (e == 0) {
 			canonical_in_place(out, outlen);
+			if (claim)
+				*claim = fd;
 			return 0; /* fd stays open: the claim */
 		}
 		if (e != -EEXIST) {
@@ -297,18 +304,51 @@ fail:
 	return -e;
 }
 
+/* The claims of the directories sp.mkdtemp made, by path, so that
+ * sp.rmtree of one releases its descriptor: a process that makes a context
+ * per program (sandproof explore) would otherwise hold two descriptors per
+ * program until it hits its open-file limit.  A claim that does not fit
+ * stays held until exit, as before.  Releasing the lock before the removal
+ * is safe: the stale sweep also requires the owner's pid to be gone. */
+#define SP_CLAIMS 64
+static struct sp_claim {
+	char *path;
+	int fd;
+} sp_claims[SP_CLAIMS];
+
+static void claim_keep(const char *path, int fd)
+{
+	for (int i = 0; i < SP_CLAIMS; i++)
+		if (!sp_claims[i].path) {
+			if ((sp_claims[i].path = strdup(path)))
+				sp_claims[i].fd = fd;
+			return;
+		}
+}
+
+static void claim_release(const char *path)
+{
+	for (int i = 0; i < SP_CLAIMS; i++)
+		if (sp_claims[i].path && !strcmp(sp_claims[i].path, path)) {
+			close(sp_claims[i].fd);
+			free(sp_claims[i].path);
+			sp_claims[i].path = NULL;
+		}
+}
+
 /* sp.mkdtemp(prefix) -> path: sp_mkdtemp_claimed for scenarios. */
 static int l_mkdtemp(lua_State *L)
 {
 	const char *prefix = luaL_optstring(L, 1, "/tmp/sandproof-");
 	char buf[4096];
-	int rc;
+	int rc, fd = -1;
 
 	if (!strchr(prefix, '/') || strlen(prefix) + 7 > sizeof(buf))
 		return luaL_error(L, "sp.mkdtemp: prefix must be an absolute path prefix");
-	rc = sp_mkdtemp_claimed(prefix, buf, sizeof(buf));
+	rc = sp_mkdtemp_claimed_fd(prefix, buf, sizeof(buf), &fd);
 	if (rc < 0)
 		return sp_fail(L, -rc, "mkdtemp");
+	claim_keep(buf, fd);
 	lua_pushstring(L, buf);
 	return 1;
 }
@@ -356,6 +396,7 @@ static int l_rmtree(lua_State *L)
 
 	if (!strstr(p, "/sandproof-") || strstr(p, "/../") || (p[0] != '/' && !under_temp_root(p)))
 		return luaL_error(L, "rmtree: refusing %s (not a sandproof temp dir)", p);
+	claim_release(p);
 	nftw(p, chmod_dirs, 32, FTW_PHYS);
 	if (nftw(p, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
 		return sp_fail(L, errno, p);
@@ -458,7 +499,7 @@ static int l_lstat(lua_State *L)
 
 	if (lstat(p, &st) < 0)
 		return sp_fail(L, errno, p);
-	lua_createtable(L, 0, 8);
+	lua_createtable(L, 0, 9);
 	lua_pushstring(L, S_ISDIR(st.st_mode) ? "dir" : S_ISLNK(st.st_mode) ? "link" :
 			  S_ISREG(st.st_mode) ? "file" : "other");
 	lua_setfield(L, -2, "type");
@@ -472,6 +513,8 @@ static int l_lstat(lua_State *L)
 	lua_setfield(L, -2, "dev");
 	lua_pushinteger(L, (lua_Integer)st.st_size);
 	lua_setfield(L, -2, "size");
+	lua_pushinteger(L, (lua_Integer)st.st_nlink);
+	lua_setfield(L, -2, "nlink");
 	lua_pushinteger(L, (lua_Integer)st.st_mtime); /* POSIX; st_mtim is not macOS */
 	lua_setfield(L, -2, "mtime");
 	return 1;

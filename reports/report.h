@@ -195,4 +195,9 @@ int baseline_write(const struct report_set *s, FILE *f);
  * evidence).  0 or -errno with a message naming path in err. */
 int baseline_load(const char *path, struct report_set *set, char *err, size_t errlen);
 
+/* The section for `sandproof explore` runs (report_explore.c): nothing
+ * when the set holds none. */
+void report_explore_md(const struct report_set *s, FILE *f);
+void report_explore_html(const struct report_set *s, FILE *f);
+
 #endif

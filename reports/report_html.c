@@ -439,6 +439,7 @@ int report_html(const struct report_set *s, FILE *f)
 	put_summary(s, f);
 	put_filters(s, f);
 	put_matrix(s, f);
+	report_explore_html(s, f);
 	put_runs(s, f);
 	fprintf(f, "<script nonce=\"%s\">\n%s</script>\n</body>\n</html>\n", nonce, js);
 	return ferror(f) ? -EIO : 0;

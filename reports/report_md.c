@@ -269,6 +269,7 @@ int report_markdown(const struct report_set *s, FILE *f)
 		s->n_scens, s->n_cols, s->multi_os ? "OS and runner" : "runner");
 	put_impact(s, f);
 	put_summary(s, f);
+	report_explore_md(s, f);
 	fprintf(f, "### Not passing (%zu)\n\n", bad);
 	if (bad == 0) {
 		fprintf(f, "Every result passed, was skipped or is unsupported.\n\n");

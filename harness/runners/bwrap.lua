@@ -46,18 +46,24 @@ local function inside(path, roots)
 end
 
 -- The argument vector for one request.
--- t.tmp holds the empty file that hides deny_read files.
-local function build(t, spec, bin)
+-- t.tmp holds the empty file that hides deny_read files.  naive: the
+-- careful flags left out (runners/bwrap_naive.lua): no --new-session, no
+-- explicit user namespace, --disable-userns or --cap-drop, and no
+-- protected metadata (neither the pinned ancestors nor the read-only
+-- protected paths) - what a wrapper that binds the workspace and stops there
+-- passes.
+local function build(t, spec, bin, naive)
   local p = spec.profile or {}
   local fs = p.filesystem or {}
   local net = (p.network and p.network.mode) or "deny"
   local a = { bin, "--die-with-parent", "--new-session", "--unshare-all" }
+  if naive then a = { bin, "--die-with-parent", "--unshare-all" } end
   local function add(...) for _, x in ipairs { ... } do a[#a + 1] = x end end
   if net == "allow" then add("--share-net") end
   -- --unshare-all only *tries* a user namespace; ask for one explicitly so
   -- that --disable-userns (no nested user namespaces) is accepted.  As
   -- root bwrap keeps every capability unless told otherwise.
-  add("--unshare-user", "--disable-userns", "--cap-drop", "ALL")
+  if not naive then add("--unshare-user", "--disable-userns", "--cap-drop", "ALL") end
 
   if fs.kind == "unrestricted" then
     add("--bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
@@ -83,7 +89,7 @@ local function build(t, spec, bin)
     -- be renamed away), the existing protected path read-only.  An absent
     -- name cannot be expressed: bwrap has no way to keep a path absent.
     for _, w in ipairs(fs.write_roots or {}) do
-      for _, name in ipairs(w.protected_metadata_names or DEFAULT_PROTECTED) do
+      for _, name in ipairs(naive and {} or w.protected_metadata_names or DEFAULT_PROTECTED) do
         local cur = w.root
         local parts = {}
         for part in name:gmatch("[^/]+") do parts[#parts + 1] = part end
@@ -161,11 +167,16 @@ local function setup_error(msg)
   return { step = step, errno = err and ERRNO[err], detail = msg }, text
 end
 
-function M.sandbox(t, spec)
+-- The adapter's sandbox function, careful or naive (build).
+function M.sandbox_of(naive)
+  return function(t, spec) return M.run(t, spec, naive) end
+end
+
+function M.run(t, spec, naive)
   local ok, why = M.available()
   if not ok then t:skip(why) end
   -- in a lab (peer.spawn): with --share-net bwrap shares its namespace
-  local r = peer.spawn(t, spec, build(t, spec, binary()),
+  local r = peer.spawn(t, spec, build(t, spec, binary(), naive),
                        { cwd = "/", env = { "PATH=/usr/bin:/bin", "LC_ALL=C" }, note = true })
   return peer.result(peer.outcome("bwrap", spec, r, function(o, _, last)
     -- bwrap's own failure: "bwrap: MESSAGE" and status 1, nothing ran
@@ -181,5 +192,6 @@ function M.sandbox(t, spec)
     end
   end), r)
 end
+M.sandbox = M.sandbox_of(false)
 
 return M

@@ -1,0 +1,17 @@
+-- Found by `sandproof explore --runner ref --seed 1` (program seed 30588928595403):
+-- escape: changed ws/d/f
+-- Shrunk to 1 op(s) and 1 policy entry.  Replays through the same host
+-- oracle that found it (harness/lua/sandproof/explore/oracle.lua).
+local oracle = require "sandproof.explore.oracle"
+local PROGRAM = { seed = 30588928595403, policy = { { kind = "deny_write", name = "ws/d/f" } }, ops = { { "rename", "ws/d", "ws/b" } } }
+return scenario {
+  id = "fs.found_5880026e",
+  clauses = { "FS-1", "FS-2", "FS-3", "FS-4", "META-1", "META-3", "NET-1" },
+  claim = "the generated program found by explore changes nothing the contract protects, reads no hidden content and reaches no listener",
+  expect = { linux = { "confined" },
+             macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
+             windows = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" } },
+  impact = { ["escape*"] = "escape", ["exposure*"] = "exposure", ["residue*"] = "residue" },
+  control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, PROGRAM)) end,
+}

@@ -1,0 +1,59 @@
+-- sandproof.explore.emit - a shrunk violating program as a ready scenario
+-- file (docs/EXPLORE.md): DIR/found/<id>.lua, which
+--   SANDPROOF_SCENARIOS=DIR sandproof run --runner R --filter 'fs.found_*'
+-- replays as it is (the catalogue loader reads DIR/<any>/<file>.lua).  The
+-- program is inlined as data; the oracle that judged it judges the replay.
+local sp = require "sp"
+local gen = require "sandproof.explore.gen"
+
+local M = {}
+
+-- A stable id for prog: its text hashed (FNV-1a, 32 bits), so the same
+-- shrunk program found twice is one file.
+function M.id_of(prog)
+  local h = 0x811C9DC5
+  local text = gen.program_text { seed = 0, policy = prog.policy, ops = prog.ops }
+  for i = 1, #text do h = ((h ~ text:byte(i)) * 0x01000193) & 0xFFFFFFFF end
+  return string.format("%08x", h)
+end
+
+local TEMPLATE = [[
+-- Found by `sandproof explore --runner %s --seed %d` (program seed %d):
+-- %s
+-- Shrunk to %d op(s) and %d policy entr%s.  Replays through the same host
+-- oracle that found it (harness/lua/sandproof/explore/oracle.lua).
+local oracle = require "sandproof.explore.oracle"
+local PROGRAM = %s
+return scenario {
+  id = "fs.found_%s",
+  clauses = { "FS-1", "FS-2", "FS-3", "FS-4", "META-1", "META-3", "NET-1" },
+  claim = "the generated program found by explore changes nothing the contract protects, reads no hidden content and reaches no listener",
+  expect = { linux = { "confined" },
+             macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
+             windows = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" } },
+  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" },
+  control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, PROGRAM)) end,
+}
+]]
+
+-- Writes the file; returns its path, or nil and why.
+function M.write(dir, prog, info)
+  local id = M.id_of(prog)
+  local found = dir .. "/found"
+  if not sp.exists(dir) then sp.mkdir(dir) end
+  if not sp.exists(found) then
+    local ok, err = sp.mkdir(found)
+    if not ok then return nil, err end
+  end
+  local n, p = #prog.ops, #prog.policy
+  local text = string.format(TEMPLATE, info.runner, info.seed, prog.seed,
+    (info.outcome:gsub("\n", " ")):sub(1, 200), n, p, p == 1 and "y" or "ies",
+    gen.program_text(prog), id)
+  local path = found .. "/" .. id .. ".lua"
+  local ok, err = sp.write(path, text)
+  if not ok then return nil, err end
+  return path, id
+end
+
+return M

@@ -1,0 +1,232 @@
+-- sandproof.explore.oracle - runs one generated program in a context and
+-- judges it by the contract, on the host (docs/EXPLORE.md).
+--
+-- M.run(t, program) lays out the universe in t's fresh temp directory,
+-- builds the policy, runs the ops through the runner under test after a
+-- positive control (a workspace write), and compares host snapshots taken
+-- before and after: everything outside the write root (t.outside, the
+-- visible outside) and every path the policy or the contract protects
+-- (META names, a read-only subpath or deny_write path), by existence, type,
+-- identity (inode, link count) and content.  It also checks that no read
+-- returned a secret (a deny_read file's, the hidden outside's) and that no
+-- lab listener was reached.  Returns the observed outcome: "confined",
+-- "control_failed", or "<class>: <what>" (escape first), and the list of
+-- every violation seen { class, what }.
+local sp = require "sp"
+local lib = require "sandproof.lib"
+local gen = require "sandproof.explore.gen"
+
+local M = {}
+
+-- The universe's names as paths of context t.  Everything lies in t.tmp or
+-- t.vtmp: a program can only name the scenario's own files.
+local unreported -- below
+local function paths_of(t)
+  local ws, out, vis = t.ws, t.outside, t.visible_outside
+  return {
+    ["ws/a"] = ws .. "/a", ["ws/b"] = ws .. "/b", ["ws/d"] = ws .. "/d",
+    ["ws/d/f"] = ws .. "/d/f", ["ws/d/g"] = ws .. "/d/g", ["ws/ctl"] = ws .. "/ctl",
+    git = ws .. "/.git", hooks = ws .. "/.git/hooks", ["hooks/pre-commit"] = ws .. "/.git/hooks/pre-commit",
+    config = ws .. "/.git/config", agents = ws .. "/.agents", zero = ws .. "/.zero",
+    ro = ws .. "/ro", ["ro/f"] = ws .. "/ro/f", ["ro/new"] = ws .. "/ro/new",
+    secret = ws .. "/secret",
+    out = out, ["out/victim"] = out .. "/victim", ["out/secret"] = out .. "/secret",
+    ["out/new"] = out .. "/new",
+    vis = vis, ["vis/victim"] = vis .. "/victim", ["vis/new"] = vis .. "/new",
+  }
+end
+M.paths_of = paths_of
+
+-- Secrets a read must never return: the deny_read file's and the hidden
+-- outside's (under /tmp, which the sandbox replaces: FS-4).
+local function secrets(t)
+  return { secret = "sp-deny-read-" .. t.seed, ["out/secret"] = "sp-hidden-tmp-" .. t.seed }
+end
+
+local function layout(t, P)
+  assert(sp.mkdir(P["ws/d"]))
+  assert(sp.write(P["ws/a"], "a\n"))
+  assert(sp.write(P["ws/d/f"], "f\n"))
+  assert(sp.mkdir(P.ro))
+  assert(sp.write(P["ro/f"], "ro\n"))
+  for n, s in pairs(secrets(t)) do assert(sp.write(P[n], s)) end
+end
+
+-- One line per entry under path p (recursively, symlinks not followed):
+-- type, inode, link count, content or the directory's listing order.
+local function snap(p, out, label)
+  local st = sp.lstat(p)
+  if not st then out[#out + 1] = label .. " absent" return end
+  local line = string.format("%s %s ino=%d nlink=%s", label, st.type, st.ino, tostring(st.nlink or "-"))
+  if st.type == "file" then line = line .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n")) end
+  out[#out + 1] = line
+  if st.type == "dir" then
+    local names = sp.listdir(p) or {}
+    table.sort(names)
+    for _, n in ipairs(names) do snap(p .. "/" .. n, out, label .. "/" .. n) end
+  end
+end
+
+-- What the oracle guards under policy: the labels and paths whose state
+-- must not change.  The protected names always (META-1, META-3), the
+-- outsides always (FS-1, FS-4), and each policy entry's path (FS-2).
+local function guarded(P, policy)
+  local g = { "git/hooks", "config", "agents", "zero", "out", "vis" }
+  local map = { ["git/hooks"] = P.hooks }
+  for _, e in ipairs(policy) do
+    if e.kind ~= "deny_read" then g[#g + 1] = e.name end
+  end
+  for _, n in ipairs(g) do map[n] = map[n] or P[n] end
+  return g, map
+end
+
+local function snapshot(P, policy)
+  local g, map = guarded(P, policy)
+  local out = {}
+  for _, n in ipairs(g) do snap(map[n], out, n) end
+  return table.concat(out, "\n")
+end
+
+-- The profile of a program's policy: t's workspace profile plus its entries.
+local function profile_of(t, P, policy)
+  local p = t.profiles.workspace_write()
+  local root = { root = t.ws }
+  local ro, dr, dw = {}, {}, {}
+  for _, e in ipairs(policy) do
+    local l = e.kind == "read_only_subpath" and ro or e.kind == "deny_read" and dr or dw
+    l[#l + 1] = P[e.name]
+  end
+  if #ro > 0 then root.read_only_subpaths = lib.array(ro) end
+  p.filesystem.write_roots = lib.array { root }
+  if #dr > 0 then p.filesystem.deny_read = lib.array(dr) end
+  if #dw > 0 then p.filesystem.deny_write = lib.array(dw) end
+  return p
+end
+
+-- The program's ops as probe ops: names and ports resolved.
+local function resolve(P, ports, ops)
+  local out = { { "write", P["ws/ctl"], "ok", as = "control" } }
+  for _, op in ipairs(ops) do
+    local o = {}
+    for i, a in ipairs(op) do
+      if i > 1 and type(a) == "string" and gen.NAMES_SET[a] then a = P[a]
+      elseif type(a) == "string" and a:sub(1, 1) == "$" then a = ports[a] end
+      o[i] = a
+    end
+    out[#out + 1] = o
+  end
+  return out
+end
+
+-- Lab listeners for a program that connects: every address a connect may
+-- name.  Returns ports ({ ["$tcp"] = n, ... }) and the lab (nil: no net op).
+local function listeners(t, ops)
+  local net = false
+  for _, op in ipairs(ops) do net = net or gen.is_net(op) end
+  if not net then return {}, nil end
+  local lab = t:lab()
+  local ports, ids = {}, {}
+  for _, l in ipairs { { "$tcp", "tcp", "127.0.0.1" }, { "$udp", "udp", "127.0.0.1" },
+                       { "$tcp_if", "tcp", "192.0.2.1" } } do
+    local port, id = lab:listen(l[2], l[3])
+    if not port then t:error("lab listen " .. l[3] .. ": " .. tostring(id)) end
+    ports[l[1]], ids[#ids + 1] = port, id
+  end
+  return ports, lab, ids
+end
+
+-- The labels whose lines differ between two snapshots, in order, each
+-- once: a stable outcome (inode numbers and contents go to the evidence).
+local function changed_labels(before, after)
+  local b, a, seen, out = {}, {}, {}, {}
+  for l in before:gmatch("[^\n]+") do b[l] = true end
+  for l in after:gmatch("[^\n]+") do a[l] = true end
+  local function add(l)
+    local label = l:match("^(%S+)")
+    if not seen[label] then seen[label] = true out[#out + 1] = label end
+  end
+  for l in before:gmatch("[^\n]+") do if not a[l] then add(l) end end
+  for l in after:gmatch("[^\n]+") do if not b[l] then add(l) end end
+  table.sort(out)
+  return table.concat(out, ", ")
+end
+
+-- The argument of each op that names what it creates (write, append and
+-- mkdir their only path; symlink, link and rename their second).
+local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3 }
+
+-- Honesty (META-3): an op that created an absent protected name and was
+-- answered ok, its creation undone by the runner (the name absent on the
+-- host after the run, else the snapshot saw an escape), must be reported
+-- as a protected_create denial naming it.  Returns what went unreported.
+unreported = function(P, probe, r)
+  local out, names = {}, { [P.agents] = "agents", [P.zero] = "zero" }
+  for _, res in ipairs(r.probe) do
+    local op = probe[(res.i or -1) + 1]
+    local path = op and CREATES[op[1]] and op[CREATES[op[1]]]
+    if res.ok and names[path] and not sp.lstat(path) and not lib.denied_for(r.outcome, path) then
+      out[#out + 1] = string.format("%s of %s undone without a protected_create denial", op[1], names[path])
+    end
+  end
+  return out
+end
+
+-- Every violation the host sees after the run: { class, what }, escapes
+-- first.
+local function judge(t, P, before, policy, r, lab, ids, probe)
+  local v = {}
+  local after = snapshot(P, policy)
+  if after ~= before then
+    t:note("note", "host snapshot diff: " .. lib.snapshot_diff(before, after))
+    v[#v + 1] = { class = "escape", what = "changed " .. changed_labels(before, after) }
+  end
+  local s = secrets(t)
+  for _, res in ipairs(r.probe) do
+    for n, tok in pairs(s) do
+      local guarded_read = n ~= "secret" or M.has_entry(policy, "deny_read", "secret")
+      if guarded_read and res.op == "read" and type(res.data) == "string" and res.data:find(tok, 1, true) then
+        v[#v + 1] = { class = "escape", what = "read the content of " .. n }
+      end
+    end
+  end
+  for _, x in ipairs(unreported(P, probe, r)) do v[#v + 1] = { class = "reporting", what = x } end
+  for _, id in ipairs(ids or {}) do
+    local h = lab:hits(id)
+    if h > 0 then v[#v + 1] = { class = "escape", what = "a lab listener was reached" } break end
+  end
+  local rank = { escape = 1, exposure = 2, reporting = 3, fidelity = 4, residue = 5 }
+  for i, x in ipairs(v) do x.n = i end
+  table.sort(v, function(a, b) return rank[a.class] < rank[b.class] or (a.class == b.class and a.n < b.n) end)
+  return v
+end
+
+function M.has_entry(policy, kind, name)
+  for _, e in ipairs(policy) do if e.kind == kind and e.name == name then return true end end
+  return false
+end
+
+-- Runs program prog in context t; returns the outcome and the violations.
+function M.run(t, prog)
+  local P = paths_of(t)
+  layout(t, P)
+  local ports, lab, ids = listeners(t, prog.ops)
+  local before = snapshot(P, prog.policy)
+  local probe = resolve(P, ports, prog.ops)
+  local r = t:sandbox { profile = profile_of(t, P, prog.policy), timeout_ms = 20000, probe = probe }
+  t:ran(r)
+  local v = judge(t, P, before, prog.policy, r, lab, ids, probe)
+  for _, x in ipairs(v) do t:note("note", x.class .. ": " .. x.what) end
+  if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
+  if sp.read(P["ws/ctl"]) ~= "ok" then
+    t:note("note", "positive control failed: the workspace write did not land")
+    return "control_failed", v
+  end
+  return "confined", v
+end
+
+-- The class of an outcome M.run returned ("escape: ..." -> "escape"), or nil.
+function M.class_of(outcome)
+  return outcome:match("^(%l+): ")
+end
+
+return M
