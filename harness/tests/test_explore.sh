@@ -132,9 +132,8 @@ check '[ "$rf" -eq "$files" ] && [ "$rp" -eq "$files" ]' "the emitted scenarios 
 check '[ "$(ls "$tmp/n/found")" = "$(ls "$tmp/n2/found" 2>/dev/null)" ]' "the same seed finds the same shrunk programs"
 
 # ---- explore against ref: nothing found ----------------------------------------------
-# (ref has one known finding, bench/explore-found/: a deny_write path moved
-# through a rename of its parent; the first 25 programs of seed 3 do not
-# make it.  When it is fixed any seed will do.)
+# (ref's one finding so far, a deny_write path moved through a rename of its
+# parent, is fixed: FS-2 pins the ancestors; scenarios/found/ keeps it.)
 "$sp" explore --runner ref --budget 25 --seed 3 --out "$tmp/r" >"$tmp/ref.log" 2>&1
 st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref: 25 programs .* 0 violations, [1-9][0-9]* confined" "$tmp/ref.log"' "explore against ref: exit 0, 0 violations (exit $st: $(tail -2 "$tmp/ref.log"))"

@@ -1,12 +1,16 @@
 -- Found by `sandproof explore --runner ref --seed 1` (program seed 30588928595403):
 -- escape: changed ws/d/f
--- The same with a read_only_subpaths entry instead of deny_write, by hand from 5880026e.lua, to 3 op(s) (the policy path then holds "planted") and 1 policy entry.  Replays through the same host
+-- Shrunk to 1 op(s) and 1 policy entry.  Replays through the same host
 -- oracle that found it (harness/lua/sandproof/explore/oracle.lua).
+-- Kept in the catalogue (clauses narrowed to the one it broke): ref let the
+-- rename carry the read-only bind of ws/d/f away until FS-2 pinned the
+-- ancestors of read-only paths (5d242f8); fs.ro_parent_renamed is its
+-- hand-written form for every OS.
 local oracle = require "sandproof.explore.oracle"
-local PROGRAM = { seed = 30588928595403, policy = { { kind = "read_only_subpath", name = "ws/d/f" } }, ops = { { "rename", "ws/d", "ws/b" }, { "mkdir", "ws/d" }, { "write", "ws/d/f", "planted" } } }
+local PROGRAM = { seed = 30588928595403, policy = { { kind = "deny_write", name = "ws/d/f" } }, ops = { { "rename", "ws/d", "ws/b" } } }
 return scenario {
-  id = "fs.found_ro_subpath_replaced",
-  clauses = { "FS-1", "FS-2", "FS-3", "FS-4", "META-1", "META-3", "NET-1" },
+  id = "fs.found_deny_write_parent_renamed",
+  clauses = { "FS-2" },
   claim = "the generated program found by explore changes nothing the contract protects, reads no hidden content and reaches no listener",
   expect = { linux = { "confined" },
              macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
