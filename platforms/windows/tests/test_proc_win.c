@@ -216,6 +216,56 @@ static void check_hold(void)
 	remove(file);
 }
 
+/* The junction swapper: under Wine refused (prims_lacks names Wine, and a
+ * plain directory is no junction: EINVAL, untouched); natively a junction
+ * flipped between two directories until stopped, then back at its first
+ * target (read through it from the host). */
+static void check_swapper(void)
+{
+	char j[4200], a[4200], b[4200], f[4300];
+	struct swapper *s = NULL;
+	uint64_t n = 0;
+	bool wine = !strcmp(prims_os_name(), "wine");
+	FILE *fp;
+	int rc;
+
+	t_ok(swap_start(NULL, "C:\\", &s) == -EINVAL && !s && swap_stop(NULL, &n) == -EINVAL && n == 0,
+	     "swapper: NULL refused");
+	snprintf(a, sizeof(a), "%s/sandproof-test-swapper-a", prims_temp_root(0));
+	snprintf(b, sizeof(b), "%s/sandproof-test-swapper-b", prims_temp_root(0));
+	snprintf(j, sizeof(j), "%s/sandproof-test-swapper-j", prims_temp_root(0));
+	mkdir(a, 0700);
+	mkdir(b, 0700);
+	snprintf(f, sizeof(f), "%s/f", a);
+	if ((fp = fopen(f, "wb")))
+		fclose(fp);
+	if (wine) {
+		t_ok(prims_lacks("swapper") && strstr(prims_lacks("swapper"), "Wine"),
+		     "prims_lacks swapper under Wine: %s", prims_lacks("swapper"));
+		rc = swap_start(a, b, &s);
+		t_ok(rc == -EINVAL && !s && access(f, F_OK) == 0,
+		     "swapper under Wine over a plain directory: EINVAL, untouched (rc %d)", rc);
+	} else {
+		t_ok(!prims_lacks("swapper"), "prims_lacks: swapper here");
+		rc = swap_junction(j, a);
+		if (rc == 0)
+			rc = swap_start(j, b, &s);
+		if (rc == 0) {
+			Sleep(100);
+			rc = swap_stop(s, &n);
+		}
+		snprintf(f, sizeof(f), "%s/f", j);
+		t_ok(rc == 0 && n >= 1 && access(f, F_OK) == 0,
+		     "swapper natively: %llu flips, the junction back at its first target (rc %d)",
+		     (unsigned long long)n, rc);
+		rmdir(j); /* the junction, as a link */
+	}
+	snprintf(f, sizeof(f), "%s/f", a);
+	remove(f);
+	rmdir(a);
+	rmdir(b);
+}
+
 static void check_tmpdir(void)
 {
 	char a[4200], b[4200], c[4200];
@@ -248,6 +298,7 @@ int main(int argc, char **argv)
 	check_tree();
 	check_refusals();
 	check_hold();
+	check_swapper();
 	check_tmpdir();
 	t_ok(proc_pid_exists((long)GetCurrentProcessId()) == 1, "proc_pid_exists: this process exists");
 	return t_done();
