@@ -47,8 +47,9 @@ const char *prims_os_name(void)
 	return nt && GetProcAddress(nt, "wine_get_version") ? "wine" : "windows";
 }
 
-/* Windows has the hold (an oplock on a path: proc.h's hold_path), the
- * swap and the swapper (junctions: swap.c); Wine has none of them - every
+/* Windows has the census (processes by Toolhelp, files: census_win.c),
+ * the hold (an oplock on a path: proc.h's hold_path), the swap and the
+ * swapper (junctions: swap.c); Wine has none of the last three - every
  * reparse and oplock FSCTL is ERROR_NOT_SUPPORTED there (measured on Wine
  * 8), so under Wine they are refused with that reason, never tried and
  * never a pass. */
@@ -57,11 +58,11 @@ const char *prims_lacks(const char *primitive)
 	static const struct prims_lack lacks[] = {
 		{"fault", "no way to make a system call of the runner fail"},
 		{"lab", "no isolated network lab (no network namespaces)"},
-		{"census", "no process, handle or lock census yet"},
 		{"private_mounts", "no private mount namespace"},
 		{"hold", NULL},
 		{"swap", NULL},
 		{"swapper", NULL},
+		{"census", NULL},
 	};
 	static const struct prims_lack wine[] = {
 		{"hold", "Wine answers FSCTL_REQUEST_OPLOCK with ERROR_NOT_SUPPORTED: no oplock hold"},

@@ -20,6 +20,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
+#include "sandproof/census.h"
 #include "sandproof/prims.h"
 #include "sandproof/proc.h"
 #include "sandproof/swap.h"
@@ -266,6 +267,62 @@ static void check_swapper(void)
 	rmdir(b);
 }
 
+/* The census (Toolhelp): a child of this test whose command line holds a
+ * marker is found as a descendant and as marked while it lives, and
+ * neither once killed; mounts and locks are refused.  Under Wine this is
+ * Wine's Toolhelp and NtQueryInformationProcess, never a Windows result. */
+static size_t census_count(const struct census *c, enum census_kind k, const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->items[i].kind == k && strstr(c->items[i].text, needle))
+			n++;
+	return n;
+}
+
+static void check_census(void)
+{
+	char cmd[4400], marker[64], pidtext[32];
+	wchar_t wcmd[4400];
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+	const char *mounts[] = {"C:/", NULL};
+	struct census_opts o = {0};
+	struct census c;
+	int rc;
+
+	t_ok(!prims_lacks("census"), "prims_lacks: census here");
+	snprintf(marker, sizeof(marker), "sp-census-marker-%lu", (unsigned long)GetCurrentProcessId());
+	snprintf(cmd, sizeof(cmd), "\"%s\" sleep %s", self, marker);
+	MultiByteToWideChar(CP_UTF8, 0, cmd, -1, wcmd, 4400);
+	if (!CreateProcessW(NULL, wcmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
+		t_ok(0, "census: the marked child could not start (%lu)", GetLastError());
+		return;
+	}
+	snprintf(pidtext, sizeof(pidtext), "pid %lu ", (unsigned long)pi.dwProcessId);
+	o.marker = marker;
+	Sleep(200); /* its command line readable */
+	rc = census_take(&o, &c);
+	t_ok(rc == 0 && census_count(&c, CENSUS_MARKED, pidtext) == 1 &&
+		     census_count(&c, CENSUS_PROC, pidtext) == 1,
+	     "census: the live child found by its marker and as a descendant (rc %d, %zu items)", rc, c.n);
+	for (size_t i = 0; i < c.n && getenv("SP_CENSUS_DEBUG"); i++)
+		printf("# %s %s\n", census_kind_name(c.items[i].kind), c.items[i].text);
+	census_free(&c);
+	TerminateProcess(pi.hProcess, 9);
+	WaitForSingleObject(pi.hProcess, 10000);
+	CloseHandle(pi.hProcess);
+	CloseHandle(pi.hThread);
+	t_ok(census_take(&o, &c) == 0 && census_count(&c, CENSUS_MARKED, pidtext) == 0 &&
+		     census_count(&c, CENSUS_PROC, pidtext) == 0,
+	     "census: the killed child found by neither");
+	census_free(&c);
+	o.mount_prefixes = mounts;
+	t_ok(census_take(&o, &c) == -EOPNOTSUPP && c.n == 0, "census of mounts: EOPNOTSUPP (no mount table)");
+	census_free(&c);
+}
+
 static void check_tmpdir(void)
 {
 	char a[4200], b[4200], c[4200];
@@ -299,6 +356,7 @@ int main(int argc, char **argv)
 	check_refusals();
 	check_hold();
 	check_swapper();
+	check_census();
 	check_tmpdir();
 	t_ok(proc_pid_exists((long)GetCurrentProcessId()) == 1, "proc_pid_exists: this process exists");
 	return t_done();
