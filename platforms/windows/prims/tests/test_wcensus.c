@@ -101,6 +101,21 @@ static void check_diff(void)
 	     "kind names");
 }
 
+/* Whether lstat answers path as a link.  Off Windows a planted symlink
+ * always is: only a Windows build may skip the link checks on it. */
+static bool link_seen(const char *path)
+{
+	struct stat st;
+
+#ifdef _WIN32
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+#else
+	(void)st;
+	(void)path;
+	return true;
+#endif
+}
+
 static void check_files(void)
 {
 	char dir[] = "/tmp/test_wcensus.XXXXXX", p[512], out[256], link[512];
@@ -124,10 +139,20 @@ static void check_files(void)
 		fclose(f);
 	snprintf(link, sizeof(link), "%s/a/lnk", dir);
 	t_ok(symlink(out, link) == 0, "a link to outside planted");
-	t_ok(wcensus_add_files(&c, dirs) == 0 && c.n == 3, "files: a, a/f, a/lnk: 3 items");
-	t_ok(count(&c, CENSUS_FILE, "d ") == 1 && count(&c, CENSUS_FILE, "f ") == 1 &&
-		     count(&c, CENSUS_FILE, "l ") == 1 && count(&c, CENSUS_FILE, "secret") == 0,
-	     "the link listed as a link, never followed; a missing directory adds nothing");
+	if (!link_seen(link)) {
+		/* Wine: the compat layer's symlink is made, but lstat does not
+		 * answer it as a link (Windows symlinks are stubs there) */
+		t_skipped("the planted link is not seen as a link by lstat here: the walk over it is unchecked");
+		remove(link);
+		t_ok(wcensus_add_files(&c, dirs) == 0 && c.n == 2 && count(&c, CENSUS_FILE, "d ") == 1 &&
+			     count(&c, CENSUS_FILE, "f ") == 1,
+		     "files without the link: a, a/f; a missing directory adds nothing");
+	} else {
+		t_ok(wcensus_add_files(&c, dirs) == 0 && c.n == 3, "files: a, a/f, a/lnk: 3 items");
+		t_ok(count(&c, CENSUS_FILE, "d ") == 1 && count(&c, CENSUS_FILE, "f ") == 1 &&
+			     count(&c, CENSUS_FILE, "l ") == 1 && count(&c, CENSUS_FILE, "secret") == 0,
+		     "the link listed as a link, never followed; a missing directory adds nothing");
+	}
 	wcensus_free(&c);
 	remove(link);
 	snprintf(p, sizeof(p), "%s/a/f", dir);
