@@ -35,7 +35,19 @@ return scenario {
       return sp.symlink(vdir, link) and true or false
     end
     local roots = {}
-    for i = 1, N_ROOTS do roots[i] = lib.rt_use_root(t, parent, t.tmp .. "/ws-" .. i) end
+    for i = 1, N_ROOTS do                         -- one root per workspace, made by probe ops only
+      local ws = t.tmp .. "/ws-" .. i
+      assert(sp.mkdir(ws))
+      local p = t.profiles.workspace_write()
+      p.filesystem.write_roots = lib.array { { root = ws } }
+      p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
+      local r = t:ran(t:sandbox { profile = p, cwd = ws, probe = { { "env", "TMPDIR", as = "tmpdir" } } })
+      roots[i] = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
+      if not (roots[i] and r.op.tmpdir and r.op.tmpdir.value == roots[i] .. "/tmp") then
+        t:note("note", "positive control failed: no runtime root reported, or TMPDIR not in it")
+        return "control_failed"
+      end
+    end
     local bg = t:gc_async({ parent = parent, max_age_s = 0, max_roots = 0, delay_ms = 200 })
     local inside, planted = {}, 0
     local deadline = sp.now_ms() + 1500
