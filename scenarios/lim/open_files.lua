@@ -8,7 +8,7 @@ return scenario {
   claim = "open_files bounds each process's open descriptors: past it open fails with EMFILE",
   expect = { linux = { "bounded" },
              macos = { unsupported = "no syscall interposition on macOS: the oracle reads /proc/PID/limits during a seccomp hold, and macOS has neither" },
-             windows = { "bounded" } },
+             windows = { unsupported = "the oracle reads /proc during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { unbounded = "escape", not_the_limit = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)

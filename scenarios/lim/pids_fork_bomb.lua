@@ -16,7 +16,7 @@ return scenario {
   claim = "under a pids limit a fork bomb gets no more processes than the limit, and the command goes on",
   expect = { linux = { "bounded" },
              macos = { unsupported = "no syscall interposition on macOS: the census is taken during a seccomp hold; and RLIMIT_NPROC is per user there, no per-run pids bound" },
-             windows = { "bounded" } },
+             windows = { unsupported = "the census is taken during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { unbounded = "escape", not_observed = "reporting", ["wrong_errno:*"] = "reporting", ["run_failed:*"] = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)

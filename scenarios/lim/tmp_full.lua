@@ -24,7 +24,7 @@ return scenario {
   claim = "tmp_bytes and shm_bytes bound the private /tmp and /dev/shm: writes past them fail with ENOSPC",
   expect = { linux = { "bounded" },
              macos = { unsupported = "checks the private tmpfs sizes (mountinfo during a seccomp hold): Seatbelt mounts nothing" },
-             windows = { "bounded" } },
+             windows = { unsupported = "the oracle reads mountinfo during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { leaked = "escape", unbounded = "escape", mount_not_bounded = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -18,7 +18,7 @@ return scenario {
   claim = "a run whose lease file was unlinked while it waited for the lock takes the new lease, so eviction cannot take its root during the run",
   expect = { linux = { "kept" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification (the lease is re-checked in a held window)" },
-             windows = { "kept" } },
+             windows = { unsupported = "the window is a seccomp hold on the runner's flock; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { evicted = "fidelity", gc_failed = "fidelity", ["broken:*"] = "fidelity" },
   control = "rt.evict_lru",
   needs = { "gc" },

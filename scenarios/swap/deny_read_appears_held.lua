@@ -23,7 +23,7 @@ return scenario {
   claim = "a deny-read path that appears (created, or replaced by a new object) at any path-resolving syscall of the runner's setup is hidden from the command or the run is refused",
   expect = { linux = { "hidden" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "hidden" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall; an absent deny-read path has nothing to take an oplock on, so there is no path-held form" } },
   impact = { leaked = "escape" },
   control = "fs.workspace_writable",
   run = function(t)

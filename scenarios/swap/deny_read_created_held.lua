@@ -18,7 +18,7 @@ return scenario {
   claim = "a file created inside a deny-read directory at any path-resolving syscall of the runner is never readable by the command",
   expect = { linux = { "hidden" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "hidden" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall; no path-held form (creating files in a held directory, not a junction swap, is unverified against a directory oplock)" } },
   impact = { leaked = "escape" },
   control = "fs.workspace_writable",
   run = function(t)

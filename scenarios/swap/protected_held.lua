@@ -21,7 +21,7 @@ return scenario {
   claim = "a protected path (.git/hooks) exchanged with a symlink to outside at any path-resolving syscall of the runner never lets a hook be planted or a write land outside",
   expect = { linux = { "confined" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "confined" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall: swap.junction_hooks_held is the path-held counterpart" } },
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
   run = function(t)

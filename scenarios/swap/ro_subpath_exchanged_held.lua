@@ -25,7 +25,7 @@ return scenario {
   claim = "a read-only subpath exchanged with another directory of the write root at any mount step of the runner never becomes writable under the other name",
   expect = { linux = { "confined" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "confined" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall, and a held path cannot be renamed there: swap.junction_ro_subpath_held retargets instead" } },
   impact = { escaped = "escape" },
   control = "fs.read_only_subpath",
   run = function(t)

@@ -20,7 +20,7 @@ return scenario {
   claim = "a read-only subpath exchanged with a symlink to outside at any path-resolving syscall of the runner never becomes writable and never redirects a write outside",
   expect = { linux = { "confined" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "confined" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall: swap.junction_ro_subpath_held is the path-held counterpart" } },
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -19,7 +19,7 @@ return scenario {
   claim = "a runtime root exchanged with a symlink to outside at any path-resolving syscall of the runner never redirects a write outside",
   expect = { linux = { "confined" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "confined" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall: swap.junction_runtime_root_held is the path-held counterpart" } },
   impact = { escaped = "escape" },
   control = "rt.stamp_recreated",
   run = function(t)

@@ -14,7 +14,7 @@ return scenario {
   claim = "a write root exchanged with a symlink at any path-resolving syscall of the runner never redirects a write outside the policy",
   expect = { linux = { "confined" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification" },
-             windows = { "confined" } },
+             windows = { unsupported = "a Windows hold names a path (an oplock), not a syscall: swap.junction_write_root_held is the path-held counterpart" } },
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
   run = function(t)

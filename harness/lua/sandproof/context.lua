@@ -454,6 +454,8 @@ end
 
 -- A separate process exchanging a and b in a tight loop until :stop(),
 -- which returns the number of exchanges (and restores the arrangement).
+-- On Windows a is a junction flipped between its target and the directory
+-- b by a thread of the harness (swap.h; docs/SCENARIOS.md).
 function T:swapper(a, b)
   self:need_primitive("swapper")
   local s, err = sp.swapper(a, b)

@@ -11,7 +11,8 @@
  * renames a is absent and between the last two b is; an open there fails
  * with "not found" and never reaches a third object.  The other object is
  * usually a junction (swap_junction): the Windows form of the symlink a
- * POSIX scenario exchanges in.  No swapper there yet. */
+ * POSIX scenario exchanges in.  The swapper there flips a junction
+ * instead of exchanging names (swap_start below). */
 #ifndef SANDPROOF_SWAP_H
 #define SANDPROOF_SWAP_H
 
@@ -30,7 +31,14 @@ struct swapper;
  *
  * The process is a child of the calling thread and dies with it
  * (PR_SET_PDEATHSIG): a harness killed mid-race leaves no swapper.  The
- * caller must not reap it (waitpid(-1, ...)) before swap_stop(). */
+ * caller must not reap it (waitpid(-1, ...)) before swap_stop().
+ *
+ * On Windows (no atomic exchange) a must be a junction and b a directory:
+ * a thread of the caller retargets a between its target at the start and
+ * b (one FSCTL_SET_REPARSE_POINT each: an opener through a sees one or the
+ * other, never neither), counting each retarget as an exchange
+ * (platforms/windows/prims/winswap.h); swap_stop leaves a at its first
+ * target.  -EINVAL when a is not a junction; swap_pid is -1 (no process). */
 int swap_start(const char *a, const char *b, struct swapper **out);
 
 /* Make link a junction (an NTFS mount point) to the directory target: a

@@ -47,24 +47,27 @@ const char *prims_os_name(void)
 	return nt && GetProcAddress(nt, "wine_get_version") ? "wine" : "windows";
 }
 
-/* Windows has the hold (an oplock on a path: proc.h's hold_path) and the
- * swap (junctions: swap.c); Wine has neither - every reparse and oplock
- * FSCTL is ERROR_NOT_SUPPORTED there (measured on Wine 8), so under Wine
- * both are refused with that reason, never tried and never a pass. */
+/* Windows has the census (processes by Toolhelp, files: census_win.c),
+ * the hold (an oplock on a path: proc.h's hold_path), the swap and the
+ * swapper (junctions: swap.c); Wine has none of the last three - every
+ * reparse and oplock FSCTL is ERROR_NOT_SUPPORTED there (measured on Wine
+ * 8), so under Wine they are refused with that reason, never tried and
+ * never a pass. */
 const char *prims_lacks(const char *primitive)
 {
 	static const struct prims_lack lacks[] = {
 		{"fault", "no way to make a system call of the runner fail"},
-		{"swapper", "no junction swapper yet (a swap is three renames: swap.c)"},
 		{"lab", "no isolated network lab (no network namespaces)"},
-		{"census", "no process, handle or lock census yet"},
 		{"private_mounts", "no private mount namespace"},
 		{"hold", NULL},
 		{"swap", NULL},
+		{"swapper", NULL},
+		{"census", NULL},
 	};
 	static const struct prims_lack wine[] = {
 		{"hold", "Wine answers FSCTL_REQUEST_OPLOCK with ERROR_NOT_SUPPORTED: no oplock hold"},
 		{"swap", "Wine answers the reparse-point FSCTLs with ERROR_NOT_SUPPORTED: no junctions"},
+		{"swapper", "Wine answers the reparse-point FSCTLs with ERROR_NOT_SUPPORTED: no junction to flip"},
 	};
 	if (strcmp(prims_os_name(), "wine") == 0)
 		for (size_t i = 0; i < sizeof(wine) / sizeof(wine[0]); i++)

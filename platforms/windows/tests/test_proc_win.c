@@ -20,6 +20,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
+#include "sandproof/census.h"
 #include "sandproof/prims.h"
 #include "sandproof/proc.h"
 #include "sandproof/swap.h"
@@ -216,6 +217,112 @@ static void check_hold(void)
 	remove(file);
 }
 
+/* The junction swapper: under Wine refused (prims_lacks names Wine, and a
+ * plain directory is no junction: EINVAL, untouched); natively a junction
+ * flipped between two directories until stopped, then back at its first
+ * target (read through it from the host). */
+static void check_swapper(void)
+{
+	char j[4200], a[4200], b[4200], f[4300];
+	struct swapper *s = NULL;
+	uint64_t n = 0;
+	bool wine = !strcmp(prims_os_name(), "wine");
+	FILE *fp;
+	int rc;
+
+	t_ok(swap_start(NULL, "C:\\", &s) == -EINVAL && !s && swap_stop(NULL, &n) == -EINVAL && n == 0,
+	     "swapper: NULL refused");
+	snprintf(a, sizeof(a), "%s/sandproof-test-swapper-a", prims_temp_root(0));
+	snprintf(b, sizeof(b), "%s/sandproof-test-swapper-b", prims_temp_root(0));
+	snprintf(j, sizeof(j), "%s/sandproof-test-swapper-j", prims_temp_root(0));
+	mkdir(a, 0700);
+	mkdir(b, 0700);
+	snprintf(f, sizeof(f), "%s/f", a);
+	if ((fp = fopen(f, "wb")))
+		fclose(fp);
+	if (wine) {
+		t_ok(prims_lacks("swapper") && strstr(prims_lacks("swapper"), "Wine"),
+		     "prims_lacks swapper under Wine: %s", prims_lacks("swapper"));
+		rc = swap_start(a, b, &s);
+		t_ok(rc == -EINVAL && !s && access(f, F_OK) == 0,
+		     "swapper under Wine over a plain directory: EINVAL, untouched (rc %d)", rc);
+	} else {
+		t_ok(!prims_lacks("swapper"), "prims_lacks: swapper here");
+		rc = swap_junction(j, a);
+		if (rc == 0)
+			rc = swap_start(j, b, &s);
+		if (rc == 0) {
+			Sleep(100);
+			rc = swap_stop(s, &n);
+		}
+		snprintf(f, sizeof(f), "%s/f", j);
+		t_ok(rc == 0 && n >= 1 && access(f, F_OK) == 0,
+		     "swapper natively: %llu flips, the junction back at its first target (rc %d)",
+		     (unsigned long long)n, rc);
+		rmdir(j); /* the junction, as a link */
+	}
+	snprintf(f, sizeof(f), "%s/f", a);
+	remove(f);
+	rmdir(a);
+	rmdir(b);
+}
+
+/* The census (Toolhelp): a child of this test whose command line holds a
+ * marker is found as a descendant and as marked while it lives, and
+ * neither once killed; mounts and locks are refused.  Under Wine this is
+ * Wine's Toolhelp and NtQueryInformationProcess, never a Windows result. */
+static size_t census_count(const struct census *c, enum census_kind k, const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->items[i].kind == k && strstr(c->items[i].text, needle))
+			n++;
+	return n;
+}
+
+static void check_census(void)
+{
+	char cmd[4400], marker[64], pidtext[32];
+	wchar_t wcmd[4400];
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+	const char *mounts[] = {"C:/", NULL};
+	struct census_opts o = {0};
+	struct census c;
+	int rc;
+
+	t_ok(!prims_lacks("census"), "prims_lacks: census here");
+	snprintf(marker, sizeof(marker), "sp-census-marker-%lu", (unsigned long)GetCurrentProcessId());
+	snprintf(cmd, sizeof(cmd), "\"%s\" sleep %s", self, marker);
+	MultiByteToWideChar(CP_UTF8, 0, cmd, -1, wcmd, 4400);
+	if (!CreateProcessW(NULL, wcmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
+		t_ok(0, "census: the marked child could not start (%lu)", GetLastError());
+		return;
+	}
+	snprintf(pidtext, sizeof(pidtext), "pid %lu ", (unsigned long)pi.dwProcessId);
+	o.marker = marker;
+	Sleep(200); /* its command line readable */
+	rc = census_take(&o, &c);
+	t_ok(rc == 0 && census_count(&c, CENSUS_MARKED, pidtext) == 1 &&
+		     census_count(&c, CENSUS_PROC, pidtext) == 1,
+	     "census: the live child found by its marker and as a descendant (rc %d, %zu items)", rc, c.n);
+	for (size_t i = 0; i < c.n && getenv("SP_CENSUS_DEBUG"); i++)
+		printf("# %s %s\n", census_kind_name(c.items[i].kind), c.items[i].text);
+	census_free(&c);
+	TerminateProcess(pi.hProcess, 9);
+	WaitForSingleObject(pi.hProcess, 10000);
+	CloseHandle(pi.hProcess);
+	CloseHandle(pi.hThread);
+	t_ok(census_take(&o, &c) == 0 && census_count(&c, CENSUS_MARKED, pidtext) == 0 &&
+		     census_count(&c, CENSUS_PROC, pidtext) == 0,
+	     "census: the killed child found by neither");
+	census_free(&c);
+	o.mount_prefixes = mounts;
+	t_ok(census_take(&o, &c) == -EOPNOTSUPP && c.n == 0, "census of mounts: EOPNOTSUPP (no mount table)");
+	census_free(&c);
+}
+
 static void check_tmpdir(void)
 {
 	char a[4200], b[4200], c[4200];
@@ -248,6 +355,8 @@ int main(int argc, char **argv)
 	check_tree();
 	check_refusals();
 	check_hold();
+	check_swapper();
+	check_census();
 	check_tmpdir();
 	t_ok(proc_pid_exists((long)GetCurrentProcessId()) == 1, "proc_pid_exists: this process exists");
 	return t_done();

@@ -1,0 +1,60 @@
+/* wcensus.h - census.h's residue census on Windows, its portable part:
+ * built and unit-tested on every OS (tests/test_wcensus.c); census_win.c
+ * (windows build only) fills the process table from a Toolhelp snapshot
+ * and calls these.
+ *
+ * Processes: Windows does not reparent an orphan, and a pid is reused, so
+ * a parent pid alone proves nothing.  A process descends from `self` when
+ * every link of its chain up to self is a live process created no later
+ * than its child (a parent pid whose process is gone, or younger than the
+ * child, is a recycled or dead link: the chain ends there, not
+ * descended).  That makes CENSUS_PROC a lower bound of what a run left
+ * (a daemon whose parent exited is not found by it); the marker search
+ * (CENSUS_MARKED: the marker in a command line) finds those.  A process's
+ * identity (key) is its pid and creation time, so a reused pid is a new
+ * item.
+ *
+ * Files: the temp directories walked with opendir/readdir/lstat (the
+ * Windows compat layer reports a junction or symbolic link as a link, so
+ * the walk never descends one), capped as census.h says. */
+#ifndef SANDPROOF_WCENSUS_H
+#define SANDPROOF_WCENSUS_H
+
+#include "sandproof/census.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct wcensus_proc {
+	uint32_t pid, ppid;
+	uint64_t created; /* creation time (any monotonic unit); 0: unknown */
+	char exe[64];     /* image name, UTF-8 (truncated) */
+	char *cmdline;    /* UTF-8, or NULL when it could not be read */
+};
+
+/* Takes ownership of key and text (either NULL: -ENOMEM, both freed). */
+int wcensus_push(struct census *c, enum census_kind kind, char *key, char *text);
+
+/* Whether v[i] descends from the process self: from v[i] up its ppid
+ * links, each parent found in v and created no later than its child, to a
+ * process whose ppid is self (self's own entry, when v has one, created no
+ * later than that child).  v in any order; a cycle ends the walk. */
+bool wcensus_descends(const struct wcensus_proc *v, size_t n, size_t i, uint32_t self);
+
+/* Add to c: CENSUS_PROC for every descendant of self, CENSUS_MARKED for
+ * every process but self whose command line holds marker (NULL or "":
+ * none).  0 or -ENOMEM. */
+int wcensus_add_procs(struct census *c, const struct wcensus_proc *v, size_t n, uint32_t self,
+		      const char *marker);
+
+/* Add CENSUS_FILE items for everything under each of dirs (NULL-terminated;
+ * a missing directory adds nothing).  0 or -errno. */
+int wcensus_add_files(struct census *c, const char *const *dirs);
+
+/* census.h's census_diff, census_free and census_kind_name. */
+int wcensus_diff(const struct census *before, const struct census *after, struct census *added);
+void wcensus_free(struct census *c);
+const char *wcensus_kind_name(enum census_kind k);
+
+#endif
