@@ -49,6 +49,11 @@ struct probe_ctx {
 	pid_t echo[PROBE_ECHO_MAX]; /* listen_echo servers, killed at exit */
 	int n_echo;
 	int index;                  /* index of the running operation */
+	int ncalls;                 /* operations on the command line */
+	int next;                   /* set by an operation: the index to go on
+				     * at (group's parent skips its ops) */
+	int group_end;              /* in a group's child: the index it stops
+				     * before (0: not in a group) */
 };
 
 /* check validates arguments before any operation runs: it returns 0, or -1

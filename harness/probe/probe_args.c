@@ -146,12 +146,18 @@ int probe_cli_main(int argc, char **argv, const struct probe_op *const *tables,
 	}
 	probe_os_begin();
 	probe_emit_sentinel();
-	for (int k = 0; k < ncalls; k++) {
+	ctx.ncalls = ncalls;
+	/* A group's child (group_end set) runs only its own operations, then
+	 * leaves the loop and exits like the probe itself. */
+	for (int k = 0; k < ncalls && (!ctx.group_end || k < ctx.group_end); k++) {
 		memset(&res, 0, sizeof(res));
 		ctx.index = k;
+		ctx.next = 0;
 		calls[k].op->run(&ctx, calls[k].args, calls[k].n, &res);
 		if (!res.emitted)
 			probe_emit(k, calls[k].op->name, &res);
+		if (ctx.next > k + 1)
+			k = ctx.next - 1;
 	}
 	probe_reap_echo(&ctx);
 	free(calls);

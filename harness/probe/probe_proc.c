@@ -87,6 +87,66 @@ static void probe_op_sleep(struct probe_ctx *ctx, char **a, int n,
 		;
 }
 
+static int probe_check_group(char **a, int n, char *msg, size_t len)
+{
+	long long v;
+
+	(void)n;
+	if (probe_parse_ll(a[0], 1, 1000000, &v) < 0)
+		return probe_check_msg(msg, len, "N must be 1..1000000, not \"%s\"", a[0]);
+	return 0;
+}
+
+/* group N: the next N operations (fewer at the end of the list or of an
+ * enclosing group) run in a forked child, so what they change in the
+ * process (a user namespace, an exit, a signal) never reaches the
+ * operations after the group.  The child prints their lines and exits
+ * like the probe; the parent waits for it and prints the group's own line
+ * after them.  If the fork fails the group's operations are skipped, never
+ * run in the parent. */
+static void probe_op_group(struct probe_ctx *ctx, char **a, int n,
+			   struct probe_res *res)
+{
+	long long cnt = 1;
+	int status;
+	pid_t pid;
+
+	(void)n;
+	probe_parse_ll(a[0], 1, 1000000, &cnt);
+	long long last = ctx->group_end ? ctx->group_end : ctx->ncalls;
+	int end = (int)(ctx->index + 1 + cnt < last ? ctx->index + 1 + cnt : last);
+
+	ctx->next = end;
+	pid = fork();
+	if (pid < 0) {
+		probe_res_fail(res, errno, "fork");
+		return;
+	}
+	if (pid == 0) {
+		/* the parent's echo servers stay the parent's to reap */
+		ctx->n_echo = 0;
+		ctx->group_end = end;
+		ctx->next = 0;
+		res->emitted = true;
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			probe_res_fail(res, errno, "wait");
+			return;
+		}
+	}
+	probe_field_int(res, "pid", (long long)pid);
+	if (WIFEXITED(status))
+		probe_field_int(res, "exit", WEXITSTATUS(status));
+	else
+		probe_field_null(res, "exit");
+	if (WIFSIGNALED(status))
+		probe_field_int(res, "signal", WTERMSIG(status));
+	else
+		probe_field_null(res, "signal");
+}
+
 struct probe_daemon_msg {
 	int err;
 	pid_t pid;
@@ -313,6 +373,7 @@ const struct probe_op probe_proc_ops[] = {
 	{"getpid", 0, 0, "", NULL, probe_op_getpid},
 	{"kill", 2, 2, "PID SIG", probe_check_kill, probe_op_kill},
 	{"sleep", 1, 1, "MS", probe_check_sleep, probe_op_sleep},
+	{"group", 1, 1, "N", probe_check_group, probe_op_group},
 	{"spawn_daemon", 1, 1, "PIDFILE", NULL, probe_op_spawn_daemon},
 	{"flood", 1, 2, "BYTES [stdout|stderr]", probe_check_flood, probe_op_flood},
 	{"env", 1, 1, "NAME", NULL, probe_op_env},

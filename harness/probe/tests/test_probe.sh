@@ -368,6 +368,21 @@ else
 	notok "daemon stdout is /dev/null (no daemon)"
 fi
 
+# ---- group: the next N ops in a forked child, isolated from the ops after it
+run_probe g1 getpid -- group 3 -- unshare_user -- getpid -- exit 7 -- getpid -- group 1 -- signal KILL -- group 5 -- write "$T/g1f" x
+check "group: the probe exits 0 whatever its groups did" "$RC" 0
+check "group: its line gives the child's exit status" "$(get g1 1 ok):$(get g1 1 exit):$(get g1 1 signal)" "true:7:null"
+check "group: its ops run in the child" "$([ "$(get g1 3 pid)" != "$(get g1 0 pid)" ] && echo child)" child
+check "group: an op after it runs in the parent, untouched by the group's unshare" \
+	"$(get g1 5 pid):$(get g1 5 uid)" "$(get g1 0 pid):$(get g1 0 uid)"
+check "group: a child killed by a signal" "$(get g1 6 exit):$(get g1 6 signal)" "null:9"
+check "group: N past the end runs what is left" "$(get g1 8 exit):$(cat "$T/g1f" 2>/dev/null)" "0:x"
+check "group: its line follows its ops' lines" \
+	"$(grep -n '"i":4,' "$T/g1.out" | cut -d: -f1)<$(grep -n '"i":1,' "$T/g1.out" | cut -d: -f1)" \
+	"$(grep -n '"i":4,' "$T/g1.out" | cut -d: -f1)<$(( $(grep -n '"i":4,' "$T/g1.out" | cut -d: -f1) + 1 ))"
+run_probe g2 group 0 -- getpid
+check "group 0 is a usage error" "$RC:$(wc -c <"$T/g2.out")" "2:0"
+
 # ---- privileges
 run_probe c1 caps -- no_new_privs
 check "caps: the five sets as in /proc of this shell" \
