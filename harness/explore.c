@@ -20,7 +20,7 @@
 
 struct explore_opts {
 	const char *runner, *out;
-	unsigned long long budget, time_s, seed, max_ops;
+	unsigned long long budget, time_s, seed, max_ops, batch;
 	bool no_shrink;
 };
 
@@ -49,19 +49,21 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 		{"runner", required_argument, NULL, 'r'}, {"budget", required_argument, NULL, 'b'},
 		{"time", required_argument, NULL, 't'}, {"seed", required_argument, NULL, 's'},
 		{"out", required_argument, NULL, 'o'}, {"max-ops", required_argument, NULL, 'm'},
-		{"no-shrink", no_argument, NULL, 'n'}, {0},
+		{"no-shrink", no_argument, NULL, 'n'}, {"batch", required_argument, NULL, 'B'},
+		{0},
 	};
 	bool budget = false, time = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:b:t:s:o:m:n", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:b:t:s:o:m:nB:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->runner = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'n': o->no_shrink = true; break;
-		case 'b': case 't': case 's': case 'm': {
+		case 'b': case 't': case 's': case 'm': case 'B': {
 			unsigned long long *v = c == 'b' ? &o->budget : c == 't' ? &o->time_s
-						: c == 's' ? &o->seed : &o->max_ops;
+						: c == 's' ? &o->seed : c == 'm' ? &o->max_ops
+						: &o->batch;
 			unsigned long long lo = c == 's' ? 0 : 1;
 			unsigned long long hi = c == 'b' ? 10000000ULL : c == 't' ? 604800ULL
 						: c == 's' ? (1ULL << 53) : 64;
@@ -107,6 +109,7 @@ static char *explore_drive(const struct scen_paths *p, const struct explore_opts
 		lua_pushinteger(L, (lua_Integer)o->budget); lua_setfield(L, -2, "budget");
 		lua_pushinteger(L, (lua_Integer)o->time_s); lua_setfield(L, -2, "time_s");
 		lua_pushinteger(L, (lua_Integer)o->max_ops); lua_setfield(L, -2, "max_ops");
+		lua_pushinteger(L, (lua_Integer)o->batch); lua_setfield(L, -2, "batch");
 		lua_pushboolean(L, o->no_shrink); lua_setfield(L, -2, "no_shrink");
 		lua_pushboolean(L, check_only); lua_setfield(L, -2, "check_only");
 		scen_push_paths(L, p); lua_setfield(L, -2, "paths");
@@ -206,13 +209,19 @@ static void explore_summary(const cJSON *s, const char *db)
 	double ms = jnum(s, "elapsed_ms"), n = jnum(s, "programs");
 
 	printf("explore %s: %.0f programs in %.1f s (%.1f programs/s), %.0f violations, "
-	       "%.0f confined, %.0f untested, %.0f errors; coverage: op pairs %.0f/%.0f, "
-	       "name pairs %.0f/%.0f; shrinking %.1f s (%s)\n",
+	       "%.0f confined, %.0f untested, %.0f errors; %.0f launches (%.0f programs cut short "
+	       "by a stop, %.0f started again); coverage: op pairs "
+	       "%.0f/%.0f, name pairs %.0f/%.0f; shrinking %.1f s (%s)\n",
 	       jtext(s, "runner"), n, ms / 1000, ms > 0 ? n * 1000 / ms : 0,
 	       (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "violations")),
-	       jnum(s, "confined"), jnum(s, "untested"), jnum(s, "errors"), jnum(s, "op_pairs"),
+	       jnum(s, "confined"), jnum(s, "untested"), jnum(s, "errors"), jnum(s, "launches"),
+	       jnum(s, "cut"), jnum(s, "requeued"),
+	       jnum(s, "op_pairs"),
 	       jnum(s, "op_pairs_total"), jnum(s, "name_pairs"), jnum(s, "name_pairs_total"),
 	       jnum(s, "shrink_ms") / 1000, db);
+	if (jnum(s, "batch_failed") > 0)
+		printf("%.0f launches of several programs failed, their programs then run alone "
+		       "(first: %s)\n", jnum(s, "batch_failed"), jtext(s, "batch_error"));
 	if (*jtext(s, "first_error"))
 		printf("first error: %s\n", jtext(s, "first_error"));
 	if (*jtext(s, "stopped"))
@@ -222,7 +231,7 @@ static void explore_summary(const cJSON *s, const char *db)
 
 int explore_main(const struct scen_paths *p, int argc, char **argv)
 {
-	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6};
+	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8};
 	struct session ss;
 	cJSON *sum;
 	char *json;

@@ -61,6 +61,15 @@ function M.new(sc, runner_name, opts)
     power = { attempts = 0, windows = 0, min = 0 }, _labs = {}, _swappers = {},
     _ctx = {},
   }, T)
+  -- opts.bare (sandproof explore, which lays out universes of its own):
+  -- only the temp directories, no workspace or outsides in them
+  if opts.bare then
+    t.ws, t.outside = nil, nil
+    t.vtmp = sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
+    if not t.vtmp then sp.rmtree(tmp) return nil, "no temp directory under " .. sp.temp_roots[2] end
+    t.profiles = M.profiles(t)
+    return t
+  end
   git_workspace(t.ws)
   assert(sp.mkdir(t.outside))
   sp.write(t.outside .. "/victim", "untouched\n")

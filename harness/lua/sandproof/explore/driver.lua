@@ -11,13 +11,14 @@ local gen = require "sandproof.explore.gen"
 local oracle = require "sandproof.explore.oracle"
 local shrink = require "sandproof.explore.shrink"
 local emit = require "sandproof.explore.emit"
+local batch = require "sandproof.explore.batch"
 
 local M = {}
 
 -- Runs prog once against runner: "violation", class, outcome; or "confined",
 -- "untested" (control failed, skip, unsupported) or "error", with a reason.
 function M.run_program(runner, paths, prog)
-  local t, err = context.new({ id = "explore.p" .. prog.seed }, runner, { seed = prog.seed, paths = paths })
+  local t, err = context.new({ id = "explore.p" .. prog.seed }, runner, { seed = prog.seed, paths = paths, bare = true })
   if not t then return "error", nil, err end
   local ok, outcome = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
@@ -36,6 +37,63 @@ function M.run_program(runner, paths, prog)
   if class then return "violation", class, outcome end
   if outcome == "confined" then return "confined", nil, outcome end
   return "untested", nil, outcome
+end
+
+-- Runs progs (one launch_key) in one context and launch (sandproof.explore.
+-- batch): per program the kind ("violation", "confined", "untested"),
+-- class and outcome of run_program and cut (stopped short), or the kind
+-- "not_started"; nil and the reason when the launch
+-- itself failed (the caller then runs each alone, so an error is one
+-- program's).
+function M.run_batch(runner, paths, progs)
+  local t, err = context.new({ id = "explore.b" .. progs[1].seed }, runner, { seed = progs[1].seed, paths = paths, bare = true })
+  if not t then return nil, err end
+  local ok, res = xpcall(batch.run, function(e)
+    return type(e) == "table" and (e.sp_error or e.sp_skip or e.sp_unsupported) or debug.traceback(tostring(e), 2)
+  end, t, progs)
+  t:finish()
+  if not ok then return nil, tostring(res) end
+  -- a launch in which no program started proves nothing about any of
+  -- them, and queueing them again could loop for ever
+  if res[1].kind == "not_started" then return nil, "no program of the launch started" end
+  for _, x in ipairs(res) do
+    if x.kind == "judged" then
+      local class = oracle.class_of(x.outcome)
+      x.kind = class and "violation" or x.outcome == "confined" and "confined" or "untested"
+      x.class = class
+    end
+  end
+  return res
+end
+
+-- The programs of queue's next launch and the rest (queue order kept):
+-- those that share the first one's launch, of them at most
+-- MAX_STOPPERS that may stop the sandbox (batch.may_stop), those last: a
+-- stop cuts the program that caused it short, and the ones after it must
+-- be laid out again for the next launch.
+M.MAX_STOPPERS = 2
+function M.take_batch(queue, size)
+  local key, plain, stoppers, rest = batch.launch_key(queue[1].prog), {}, {}, {}
+  for _, item in ipairs(queue) do
+    local stops = batch.may_stop(item.prog)
+    if batch.launch_key(item.prog) ~= key or #plain + #stoppers >= size
+       or (stops and #stoppers >= M.MAX_STOPPERS) then rest[#rest + 1] = item
+    elseif stops then stoppers[#stoppers + 1] = item
+    else plain[#plain + 1] = item end
+  end
+  for _, item in ipairs(stoppers) do plain[#plain + 1] = item end
+  return plain, rest
+end
+
+-- Whether queue holds enough programs for a launch of size: size of
+-- them, as many that cannot stop the sandbox as fit beside MAX_STOPPERS
+-- that may; or four launches' worth in all.
+local function queue_full(queue, size)
+  local plain = 0
+  for _, item in ipairs(queue) do
+    if not batch.may_stop(item.prog) then plain = plain + 1 end
+  end
+  return (#queue >= size and plain >= size - M.MAX_STOPPERS) or #queue >= 4 * size
 end
 
 -- Coverage of the grammar: adjacent op kinds and names met in one op.
@@ -78,11 +136,46 @@ local function minimise(o, prog, class)
   return best, outcome, runs
 end
 
+-- The database entry of violation v (the engine's result of its emitted
+-- scenario), its evidence notes given.
+local function record_entry(res, v, observed, runs, notes)
+  v.result = { verdict = "fail", impact = v.class, observed = observed,
+               expected = "confined", attempts = 1 + runs, seed = v.program_seed,
+               evidence = {} }
+  for i, n in ipairs(notes) do v.result.evidence[i] = { kind = "note", body = n } end
+  res.violations[#res.violations + 1] = v
+end
+
+-- A violation seen in a launch of several programs (batched: their
+-- number) that the program run alone does not show: recorded as seen,
+-- with both observations, neither shrunk nor written as a scenario (its
+-- replay would not show it).
+local function unreproduced(res, k, prog, class, outcome, batched, alone)
+  local v = { index = k, program_seed = prog.seed, class = class, what = outcome,
+              program = gen.program_text(prog), shrunk = gen.program_text(prog),
+              shrunk_ops = #prog.ops, shrink_runs = 0, scenario = "",
+              scenario_id = "fs.found_unreproduced_" .. prog.seed }
+  local why = string.format("seen in a launch of %d programs; the program run alone: %s", batched, tostring(alone))
+  record_entry(res, v, outcome, 1, { "found by program " .. k .. ": " .. outcome, "program: " .. v.program,
+                                     why, "scenario file: not written (not reproduced alone)" })
+  print(string.format("violation %d: program %d (seed %d): %s\n  %s: not shrunk, no scenario",
+    #res.violations, k, prog.seed, outcome, why))
+end
+
 -- A violation whose outcome an earlier one of the run had (the same class
 -- and labels) is recorded with that one's shrunk program and file, not
 -- shrunk again: shrinking is most of an explore run's time, and it would
--- find a variant of the same finding.
-local function violation(o, k, prog, class, outcome, res)
+-- find a variant of the same finding.  One seen in a launch of several
+-- programs is first run alone: shrinking and the scenario need it to
+-- show there.
+local function violation(o, k, prog, class, outcome, res, batched)
+  if batched then
+    local kind, c, alone = M.run_program(o.runner, o.paths, prog)
+    if kind ~= "violation" or c ~= class then
+      return unreproduced(res, k, prog, class, outcome, batched, alone)
+    end
+    outcome = alone
+  end
   local shrunk, s_outcome, runs = prog, outcome, 0
   local seen = o.seen[outcome]
   local file, id
@@ -99,15 +192,12 @@ local function violation(o, k, prog, class, outcome, res)
               program = gen.program_text(prog), shrunk = gen.program_text(shrunk),
               shrunk_ops = #shrunk.ops, shrink_runs = runs, scenario = file or "",
               scenario_id = id and ("fs.found_" .. id) or "" }
-  -- as the engine's result of the emitted scenario, for the database
-  v.result = { verdict = "fail", impact = class, observed = s_outcome or outcome,
-               expected = "confined", attempts = 1 + runs, seed = prog.seed,
-               evidence = { { kind = "note", body = "found by program " .. k .. ": " .. outcome },
-                            { kind = "note", body = "program: " .. v.program },
-                            { kind = "note", body = seen and string.format("same outcome as violation %d: its shrunk program %s", seen.n, v.shrunk)
-                                                       or ("shrunk (" .. runs .. " runs): " .. v.shrunk) },
-                            { kind = "note", body = "scenario file: " .. (file or "not written") } } }
-  res.violations[#res.violations + 1] = v
+  record_entry(res, v, s_outcome or outcome, runs, {
+    "found by program " .. k .. ": " .. outcome .. (batched and string.format(" (in a launch of %d programs, and alone)", batched) or ""),
+    "program: " .. v.program,
+    seen and string.format("same outcome as violation %d: its shrunk program %s", seen.n, v.shrunk)
+         or ("shrunk (" .. runs .. " runs): " .. v.shrunk),
+    "scenario file: " .. (file or "not written") })
   if seen then
     print(string.format("violation %d: program %d (seed %d): %s\n  same outcome as violation %d (not shrunk again)",
       #res.violations, k, prog.seed, outcome, seen.n))
@@ -120,7 +210,8 @@ end
 M.MAX_ERRORS_IN_A_ROW = 20
 
 -- o: runner, paths, seed, budget (programs; 0: none), time_s (0: none),
--- out, max_ops, no_shrink.  Returns the summary.
+-- out, max_ops, batch (programs per launch, 1: each alone), no_shrink.
+-- Returns the summary.
 function M.main(o)
   local okr, adapter = pcall(require, o.runner)
   local bad = not okr and tostring(adapter) or engine.adapter_problem(o.runner, adapter)
@@ -130,34 +221,80 @@ function M.main(o)
     if not avail then return { usage_error = "runner " .. o.runner .. " is not available here: " .. tostring(why) } end
   end
   if o.check_only then return {} end
+  o.batch = o.batch or 1
   local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
-                errors = 0, violations = {}, first_error = nil, shrink_ms = 0 }
+                errors = 0, violations = {}, first_error = nil, shrink_ms = 0, launches = 0,
+                cut = 0, requeued = 0 }
   local cov = { op_pairs = {}, name_pairs = {} }
   o.seen = {}
   local started = sp.now_ms()
   local k, in_a_row = 0, 0
-  while (o.budget == 0 or k < o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000) do
-    k = k + 1
-    local prog = gen.program(o.seed, k, o.max_ops)
-    cover(cov, prog)
-    local kind, class, outcome = M.run_program(o.runner, o.paths, prog)
+  -- Records one program's result; false once too many in a row could not
+  -- be run (a runner or host broken for good: stop, said, exit 3).
+  local function record(item, kind, class, outcome)
+    cover(cov, item.prog)
     res.programs = res.programs + 1
-    if kind == "violation" then violation(o, k, prog, class, outcome, res)
+    if kind == "violation" then violation(o, item.k, item.prog, class, outcome, res, item.batched)
     elseif kind == "confined" then res.confined = res.confined + 1
     elseif kind == "untested" then res.untested = res.untested + 1
     else
       res.errors = res.errors + 1
-      res.first_error = res.first_error or string.format("program %d (seed %d): %s", k, prog.seed, tostring(outcome))
+      res.first_error = res.first_error or string.format("program %d (seed %d): %s", item.k, item.prog.seed, tostring(outcome))
     end
-    -- a harness or host that cannot run programs any more: stop, said
-    -- (exit 3), rather than count errors at full speed
     in_a_row = kind == "error" and in_a_row + 1 or 0
     if in_a_row >= M.MAX_ERRORS_IN_A_ROW then
       res.stopped = string.format("stopped after %d programs in a row that could not be run (last: %s)",
                                   in_a_row, tostring(outcome))
-      break
+      return false
+    end
+    return true
+  end
+  local function alone(item)
+    res.launches = res.launches + 1
+    return record(item, M.run_program(o.runner, o.paths, item.prog))
+  end
+  local function more()
+    return (o.budget == 0 or k < o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
+  end
+  local queue = {} -- programs generated, not yet run (oldest first)
+  while true do
+    while not queue_full(queue, o.batch) and more() do
+      k = k + 1
+      queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
+    end
+    if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
+    local group
+    group, queue = M.take_batch(queue, o.batch)
+    if #group == 1 then
+      if not alone(group[1]) then goto stop end
+    else
+      local progs = {}
+      for i, item in ipairs(group) do progs[i] = item.prog end
+      local out, why = M.run_batch(o.runner, o.paths, progs)
+      res.launches = res.launches + 1
+      if not out then
+        res.batch_failed = (res.batch_failed or 0) + 1
+        res.batch_error = res.batch_error or why
+      end
+      local again = {}
+      for i, item in ipairs(group) do
+        local x = out and out[i]
+        if not x then -- the launch failed: each alone, so an error is one program's
+          if not alone(item) then goto stop end
+        elseif x.kind == "not_started" then
+          again[#again + 1] = item
+        else
+          res.cut = res.cut + (x.cut and 1 or 0)
+          item.batched = #group
+          if not record(item, x.kind, x.class, x.outcome) then goto stop end
+        end
+      end
+      res.requeued = res.requeued + #again
+      for _, item in ipairs(queue) do again[#again + 1] = item end
+      queue = again
     end
   end
+  ::stop::
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
   for k, v in pairs(M.coverage(cov)) do res[k] = v end
   return res

@@ -1,7 +1,8 @@
 -- sandproof.explore.oracle - runs one generated program in a context and
 -- judges it by the contract, on the host (docs/EXPLORE.md).
 --
--- M.run(t, program) lays out the universe in t's fresh temp directory,
+-- M.run(t, program) lays out the universe in t's fresh temp directory
+-- (M.universe),
 -- builds the policy, runs the ops through the runner under test after a
 -- positive control (a workspace write), and compares host snapshots taken
 -- before and after: everything outside the write root (t.outside, the
@@ -24,7 +25,7 @@ local unreported -- below
 local function paths_of(t)
   local ws, out, vis = t.ws, t.outside, t.visible_outside
   return {
-    ["ws/a"] = ws .. "/a", ["ws/b"] = ws .. "/b", ["ws/d"] = ws .. "/d",
+    ws = ws, ["ws/a"] = ws .. "/a", ["ws/b"] = ws .. "/b", ["ws/d"] = ws .. "/d",
     ["ws/d/f"] = ws .. "/d/f", ["ws/d/g"] = ws .. "/d/g", ["ws/ctl"] = ws .. "/ctl",
     git = ws .. "/.git", hooks = ws .. "/.git/hooks", ["hooks/pre-commit"] = ws .. "/.git/hooks/pre-commit",
     config = ws .. "/.git/config", agents = ws .. "/.agents", zero = ws .. "/.zero",
@@ -90,7 +91,7 @@ end
 -- The profile of a program's policy: t's workspace profile plus its entries.
 local function profile_of(t, P, policy)
   local p = t.profiles.workspace_write()
-  local root = { root = t.ws }
+  local root = { root = P.ws }
   local ro, dr, dw = {}, {}, {}
   for _, e in ipairs(policy) do
     local l = e.kind == "read_only_subpath" and ro or e.kind == "deny_read" and dr or dw
@@ -124,7 +125,7 @@ local function listeners(t, ops)
   local net = false
   for _, op in ipairs(ops) do net = net or gen.is_net(op) end
   if not net then return {}, nil end
-  local lab = t:lab()
+  local lab = t._ctx.lab or t:lab() -- one lab for every program of a launch
   local ports, ids = {}, {}
   for _, l in ipairs { { "$tcp", "tcp", "127.0.0.1" }, { "$udp", "udp", "127.0.0.1" },
                        { "$tcp_if", "tcp", "192.0.2.1" } } do
@@ -205,23 +206,63 @@ function M.has_entry(policy, kind, name)
   return false
 end
 
--- Runs program prog in context t; returns the outcome and the violations.
-function M.run(t, prog)
-  local P = paths_of(t)
-  layout(t, P)
-  local ports, lab, ids = listeners(t, prog.ops)
-  local before = snapshot(P, prog.policy)
-  local probe = resolve(P, ports, prog.ops)
-  local r = t:sandbox { profile = profile_of(t, P, prog.policy), timeout_ms = 20000, probe = probe }
-  t:ran(r)
-  local v = judge(t, P, before, prog.policy, r, lab, ids, probe)
-  for _, x in ipairs(v) do t:note("note", x.class .. ": " .. x.what) end
+-- Universe i of context t for a program seeded `seed`: a workspace with
+-- the parts of a git repository the contract names (.git, .git/hooks,
+-- .git/config) and its HEAD - far fewer entries than `git init` makes:
+-- creating and removing them is most of a program's cost -, a hidden outside (under t.tmp, /tmp) and a visible one (under t.vtmp,
+-- /var/tmp) with their victims.  Its fields shadow t's; everything else
+-- (notes, labs, profiles) is t's.
+function M.universe(t, i, seed)
+  local ws = t.tmp .. "/u" .. i
+  local u = setmetatable({ ws = ws, outside = t.tmp .. "/out" .. i,
+                           visible_outside = t.vtmp .. "/out" .. i, seed = seed },
+                         { __index = t })
+  for _, d in ipairs { ws, ws .. "/.git", ws .. "/.git/hooks", u.outside, u.visible_outside } do
+    assert(sp.mkdir(d))
+  end
+  assert(sp.write(ws .. "/.git/HEAD", "ref: refs/heads/main\n"))
+  assert(sp.write(ws .. "/.git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"))
+  assert(sp.write(u.outside .. "/victim", "untouched\n"))
+  assert(sp.write(u.visible_outside .. "/victim", "untouched\n"))
+  return u
+end
+
+-- Lays out program prog's universe in u (a context, or a table with ws,
+-- outside, visible_outside and seed whose other fields are its context's)
+-- and takes the snapshot before: the state M.judge needs.
+function M.prepare(u, prog)
+  local P = paths_of(u)
+  layout(u, P)
+  local ports, lab, ids = listeners(u, prog.ops)
+  return { P = P, lab = lab, ids = ids, policy = prog.policy,
+           before = snapshot(P, prog.policy), probe = resolve(P, ports, prog.ops) }
+end
+
+-- The outcome of the run r of a prepared program and its violations.
+function M.judge(u, st, r)
+  local P = st.P
+  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe)
+  for _, x in ipairs(v) do u:note("note", x.class .. ": " .. x.what) end
   if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
   if sp.read(P["ws/ctl"]) ~= "ok" then
-    t:note("note", "positive control failed: the workspace write did not land")
+    u:note("note", "positive control failed: the workspace write did not land")
     return "control_failed", v
   end
   return "confined", v
+end
+
+-- The profile of a prepared program in u.
+function M.profile(u, st) return profile_of(u, st.P, st.policy) end
+
+M.TIMEOUT_MS = 20000
+
+-- Runs program prog in context t; returns the outcome and the violations.
+function M.run(t, prog)
+  local u = M.universe(t, 1, t.seed)
+  local st = M.prepare(u, prog)
+  local r = t:sandbox { profile = M.profile(u, st), cwd = u.ws, timeout_ms = M.TIMEOUT_MS, probe = st.probe }
+  t:ran(r)
+  return M.judge(u, st, r)
 end
 
 -- The class of an outcome M.run returned ("escape: ..." -> "escape"), or nil.
