@@ -16,6 +16,7 @@
 #include "host.h"
 #include "runlog.h"
 #include "session.h"
+#include "sandproof/prims.h"
 #include "sandproof/store.h"
 
 struct explore_opts {
@@ -229,6 +230,23 @@ static void explore_summary(const cJSON *s, const char *db)
 	fflush(stdout);
 }
 
+/* An interrupted exploration: the programs run so far and their
+ * violations are recorded, the run row is left unfinished (as `run`
+ * leaves it); exit 128 + the signal. */
+static int explore_interrupted(struct session *ss, const cJSON *sum)
+{
+	int sig = (int)jnum(sum, "interrupted");
+
+	runlog_impact_summary(&ss->tally, stdout);
+	explore_summary(sum, ss->dbpath);
+	fprintf(stderr, "sandproof explore: interrupted by %s: stopped after the running launch; "
+		"%.0f programs and %d violations recorded in %s, the run is not marked finished\n",
+		prims_signal_name(sig), jnum(sum, "programs"),
+		cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sum, "violations")), ss->dbpath);
+	session_close(ss);
+	return session_exit_status(ss, 128 + sig);
+}
+
 int explore_main(const struct scen_paths *p, int argc, char **argv)
 {
 	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8};
@@ -246,6 +264,11 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	session_init(&ss, "sandproof explore");
 	if ((rc = session_open_suffixed(&ss, o.out, "-explore", STORE_WAIT_MS / 1000)))
 		return rc;
+	if ((rc = scen_interrupt_install()) < 0) {
+		fprintf(stderr, "sandproof explore: cannot handle interrupts: %s\n", strerror(-rc));
+		session_close(&ss);
+		return SESSION_EXIT_INTERNAL;
+	}
 	json = explore_drive(p, &o, false);
 	sum = json ? cJSON_Parse(json) : NULL;
 	free(json);
@@ -259,6 +282,12 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 		return rc;
 	}
 	explore_record(&ss, &o, sum);
+	if (jnum(sum, "interrupted") > 0) {
+		int rc2 = explore_interrupted(&ss, sum);
+
+		cJSON_Delete(sum);
+		return rc2;
+	}
 	rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sum, "violations")) > 0
 		? SESSION_EXIT_FAILED : 0;
 	if (*jtext(sum, "stopped"))

@@ -574,6 +574,14 @@ static int l_getuid(lua_State *L)
 	return 1;
 }
 
+/* sp.interrupted(): the signal that interrupted the harness (SIGINT,
+ * SIGTERM, SIGHUP, once its handler is installed: explore), or 0. */
+static int l_interrupted(lua_State *L)
+{
+	lua_pushinteger(L, prims_interrupted());
+	return 1;
+}
+
 static int l_getpid(lua_State *L)
 {
 	lua_pushinteger(L, getpid());
@@ -655,6 +663,7 @@ static const luaL_Reg util_fns[] = {
 	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
 	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
 	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
+	{"interrupted", l_interrupted},
 	{"base64_decode", l_base64_decode}, {"lacks", l_lacks}, {NULL, NULL},
 };
 

@@ -197,6 +197,19 @@ check '[ "$nd" = "$nu" ]' "each in the database ($nd)"
 env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchbug --budget 24 --seed 3 --batch 1 --out "$tmp/bb1" >"$tmp/bb1.log" 2>&1
 check '[ $? -eq 0 ]' "and none with --batch 1: $(tail -1 "$tmp/bb1.log" | head -c 200)"
 
+# ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
+"$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "^pass\|programs" "$tmp/int.log" && [ ! -s "$tmp/int/linux-explore.sqlite" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 2
+kill -INT $pid
+wait $pid
+st=$?
+ip=$(sqlite3 "$tmp/int/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
+check '[ $st -eq 130 ] && grep -q "interrupted by SIGINT: stopped after the running launch; [1-9][0-9]* programs and 0 violations recorded" "$tmp/int.log" && case "$ip" in [1-9]*:2:unfinished) true;; *) false;; esac' "SIGINT: exit 130, the programs run so far recorded, the run unfinished (exit $st, $ip: $(tail -1 "$tmp/int.log" | head -c 300))"
+check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' "and no temp directory of it left"
+
 echo "1..$n"
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -19,6 +19,7 @@
 local sp = require "sp"
 local lib = require "sandproof.lib"
 local oracle = require "sandproof.explore.oracle"
+local gen = require "sandproof.explore.gen"
 
 local M = {}
 
@@ -36,6 +37,16 @@ function M.may_stop(prog)
     if at and STOPS[op[at]] then return true end
   end
   return false
+end
+
+-- The lab's listeners a program needs (oracle.listeners: three for one
+-- that connects) and how many one lab has (LAB_MAX_LISTENERS).
+M.LAB_LISTENERS = 16
+function M.listeners(prog)
+  for _, op in ipairs(prog.ops) do
+    if gen.is_net(op) then return 3 end
+  end
+  return 0
 end
 
 -- The launch a program needs: programs of one batch share it.

@@ -67,19 +67,22 @@ function M.run_batch(runner, paths, progs)
 end
 
 -- The programs of queue's next launch and the rest (queue order kept):
--- those that share the first one's launch, of them at most
--- MAX_STOPPERS that may stop the sandbox (batch.may_stop), those last: a
+-- those that share the first one's launch and fit in its lab's
+-- listeners, of them at most MAX_STOPPERS that may stop the sandbox
+-- (batch.may_stop), those last: a
 -- stop cuts the program that caused it short, and the ones after it must
 -- be laid out again for the next launch.
 M.MAX_STOPPERS = 2
 function M.take_batch(queue, size)
   local key, plain, stoppers, rest = batch.launch_key(queue[1].prog), {}, {}, {}
+  local listeners = 0
   for _, item in ipairs(queue) do
-    local stops = batch.may_stop(item.prog)
+    local stops, l = batch.may_stop(item.prog), batch.listeners(item.prog)
     if batch.launch_key(item.prog) ~= key or #plain + #stoppers >= size
-       or (stops and #stoppers >= M.MAX_STOPPERS) then rest[#rest + 1] = item
-    elseif stops then stoppers[#stoppers + 1] = item
-    else plain[#plain + 1] = item end
+       or (stops and #stoppers >= M.MAX_STOPPERS)
+       or listeners + l > batch.LAB_LISTENERS then rest[#rest + 1] = item
+    elseif stops then stoppers[#stoppers + 1] = item listeners = listeners + l
+    else plain[#plain + 1] = item listeners = listeners + l end
   end
   for _, item in ipairs(stoppers) do plain[#plain + 1] = item end
   return plain, rest
@@ -263,6 +266,9 @@ function M.main(o)
       queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
     end
     if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
+    -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
+    -- ran is returned and recorded
+    if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
     local group
     group, queue = M.take_batch(queue, o.batch)
     if #group == 1 then
