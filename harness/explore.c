@@ -13,17 +13,13 @@
 #include <cjson/cJSON.h>
 
 #include "envinfo.h"
+#include "explore_int.h"
 #include "host.h"
 #include "runlog.h"
 #include "session.h"
 #include "sandproof/prims.h"
 #include "sandproof/store.h"
 
-struct explore_opts {
-	const char *runner, *out;
-	unsigned long long budget, time_s, seed, max_ops, batch;
-	bool no_shrink;
-};
 
 static int explore_usage(const char *msg, const char *arg)
 {
@@ -51,23 +47,23 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 		{"time", required_argument, NULL, 't'}, {"seed", required_argument, NULL, 's'},
 		{"out", required_argument, NULL, 'o'}, {"max-ops", required_argument, NULL, 'm'},
 		{"no-shrink", no_argument, NULL, 'n'}, {"batch", required_argument, NULL, 'B'},
-		{0},
+		{"jobs", required_argument, NULL, 'j'}, {0},
 	};
 	bool budget = false, time = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:b:t:s:o:m:nB:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:b:t:s:o:m:nB:j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->runner = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'n': o->no_shrink = true; break;
-		case 'b': case 't': case 's': case 'm': case 'B': {
+		case 'b': case 't': case 's': case 'm': case 'B': case 'j': {
 			unsigned long long *v = c == 'b' ? &o->budget : c == 't' ? &o->time_s
 						: c == 's' ? &o->seed : c == 'm' ? &o->max_ops
-						: &o->batch;
+						: c == 'B' ? &o->batch : &o->jobs;
 			unsigned long long lo = c == 's' ? 0 : 1;
 			unsigned long long hi = c == 'b' ? 10000000ULL : c == 't' ? 604800ULL
-						: c == 's' ? (1ULL << 53) : 64;
+						: c == 's' ? (1ULL << 53) : c == 'j' ? 16 : 64;
 
 			if (!parse_num(optarg, lo, hi, v))
 				return explore_usage("bad number:", optarg);
@@ -89,10 +85,8 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 	return 0;
 }
 
-/* Runs the Lua driver; its summary as JSON (malloc'd), or NULL after
- * printing why. */
-static char *explore_drive(const struct scen_paths *p, const struct explore_opts *o,
-			   bool check_only)
+char *explore_drive(const struct scen_paths *p, const struct explore_opts *o,
+		    bool check_only)
 {
 	lua_State *L = host_new(p->harness);
 	char *json = NULL;
@@ -111,6 +105,8 @@ static char *explore_drive(const struct scen_paths *p, const struct explore_opts
 		lua_pushinteger(L, (lua_Integer)o->time_s); lua_setfield(L, -2, "time_s");
 		lua_pushinteger(L, (lua_Integer)o->max_ops); lua_setfield(L, -2, "max_ops");
 		lua_pushinteger(L, (lua_Integer)o->batch); lua_setfield(L, -2, "batch");
+		lua_pushinteger(L, o->worker ? o->worker : 1); lua_setfield(L, -2, "worker");
+		lua_pushinteger(L, (lua_Integer)o->jobs); lua_setfield(L, -2, "workers");
 		lua_pushboolean(L, o->no_shrink); lua_setfield(L, -2, "no_shrink");
 		lua_pushboolean(L, check_only); lua_setfield(L, -2, "check_only");
 		scen_push_paths(L, p); lua_setfield(L, -2, "paths");
@@ -249,7 +245,8 @@ static int explore_interrupted(struct session *ss, const cJSON *sum)
 
 int explore_main(const struct scen_paths *p, int argc, char **argv)
 {
-	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8};
+	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8,
+				  .jobs = 1};
 	struct session ss;
 	cJSON *sum;
 	char *json;
@@ -269,7 +266,7 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 		session_close(&ss);
 		return SESSION_EXIT_INTERNAL;
 	}
-	json = explore_drive(p, &o, false);
+	json = o.jobs > 1 ? explore_jobs_drive(p, &o) : explore_drive(p, &o, false);
 	sum = json ? cJSON_Parse(json) : NULL;
 	free(json);
 	if (!sum) {

@@ -50,7 +50,7 @@ static const char usage[] =
 "       sandproof baseline DB -o FILE\n"
 "       sandproof merge A.sqlite B.sqlite ... -o ALL.sqlite [--force]\n"
 "       sandproof explore --runner R [--budget N] [--time S] [--seed N] [--out DIR]\n"
-"                         [--max-ops N] [--batch N] [--no-shrink]\n"
+"                         [--max-ops N] [--batch N] [--jobs N] [--no-shrink]\n"
 "\n"
 "run    replays the scenarios (default: all) against each runner (default: ref)\n"
 "       and records every result in DIR/<os>.sqlite (default ./sandproof-out;\n"

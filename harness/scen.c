@@ -337,6 +337,11 @@ static void temp_sweep(pid_t pid)
 	}
 }
 
+void scen_sweep_pid(pid_t pid)
+{
+	temp_sweep(pid);
+}
+
 int scen_interrupt_install(void)
 {
 	return prims_interrupt_install();

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct scen {
 	char *file;
@@ -68,6 +69,9 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
  * killed, its temp directories removed) and scen_run_pair returns -EINTR
  * with no result. */
 int scen_interrupt_install(void);
+/* Removes the temp directories (sandproof-<pid>-* in both temp roots) a
+ * harness process pid made, once it has ended. */
+void scen_sweep_pid(pid_t pid);
 
 /* `sandproof __scenario ...` (child.h), given main's argc and argv;
  * returns the exit status (2: not started by a harness, bad arguments). */

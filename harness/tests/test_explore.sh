@@ -37,6 +37,7 @@ usage "bad number: -3" "a negative seed" --runner none --seed -3
 usage "unexpected argument extra" "an extra argument" --runner none extra
 usage "bad number: 0" "a zero batch" --runner none --batch 0
 usage "bad number: 65" "a batch over 64" --runner none --batch 65
+usage "bad number: 17" "more than 16 jobs" --runner none --jobs 17
 usage "runner seatbelt_naive is not available here" "a runner not on this machine" --runner seatbelt_naive
 "$sp" explore --runner none --budget 1 --out /proc/nope >"$tmp/out" 2>"$tmp/err"
 st=$?
@@ -169,6 +170,14 @@ for b in 1 8; do
 done
 check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v"' "batched and alone find the same violations against none ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
 check 'grep -q " 24 launches" "$tmp/b1.log" && grep -q " [1-9] launches" "$tmp/b8.log"' "alone: a launch a program; batched: fewer ($(grep -o '[0-9]* launches' "$tmp/b1.log") / $(grep -o '[0-9]* launches' "$tmp/b8.log"))"
+# two worker processes (--jobs 2) run the same programs between them: the
+# same violations, one summary
+"$sp" explore --runner none --budget 24 --seed 7 --no-shrink --jobs 2 --out "$tmp/j2" >"$tmp/j2.log" 2>&1
+st=$?
+grep "^violation" "$tmp/j2.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/j2.v"
+check '[ $st -eq 1 ] && cmp -s "$tmp/b8.v" "$tmp/j2.v" && grep -q "^explore none: 24 programs" "$tmp/j2.log"' "--jobs 2 finds the same violations in the same 24 programs (exit $st; $(diff "$tmp/b8.v" "$tmp/j2.v" | head -c 300); $(tail -1 "$tmp/j2.log" | head -c 120))"
+jw=$(sqlite3 "$tmp/j2/linux-explore.sqlite" "select json_extract(env_json, '$.explore.workers') || ':' || (select count(*) from result where verdict = 'fail') from run where filter = 'explore'" 2>&1)
+check '[ "$jw" = "2:$(wc -l <"$tmp/j2.v")" ]' "one run recorded with both workers' violations ($jw)"
 # ref stops the sandbox when a protected name is created (META-3): the
 # program that did it is judged as it is, the ones after it run again
 check 'grep -q "([1-9][0-9]* programs cut short by a stop, [1-9][0-9]* started again)" "$tmp/ref.log"' "against ref, launches were stopped and the programs after the stop ran again: $(grep -o '[0-9]* launches ([^)]*)' "$tmp/ref.log")"
@@ -209,6 +218,14 @@ st=$?
 ip=$(sqlite3 "$tmp/int/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
 check '[ $st -eq 130 ] && grep -q "interrupted by SIGINT: stopped after the running launch; [1-9][0-9]* programs and 0 violations recorded" "$tmp/int.log" && case "$ip" in [1-9]*:2:unfinished) true;; *) false;; esac' "SIGINT: exit 130, the programs run so far recorded, the run unfinished (exit $st, $ip: $(tail -1 "$tmp/int.log" | head -c 300))"
 check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' "and no temp directory of it left"
+"$sp" explore --runner ref --time 120 --seed 4 --jobs 2 --out "$tmp/intj" >"$tmp/intj.log" 2>&1 &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+st=$?
+ip=$(sqlite3 "$tmp/intj/linux-explore.sqlite" "select json_extract(env_json, '$.explore.workers') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
+check '[ $st -eq 143 ] && [ "$ip" = "2:15:unfinished" ] && grep -q "interrupted by SIGTERM" "$tmp/intj.log"' "SIGTERM to --jobs 2: passed to both workers, exit 143, what they ran recorded (exit $st, $ip)"
 
 echo "1..$n"
 echo "# $pass passed, $fail failed"

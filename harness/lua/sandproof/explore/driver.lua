@@ -161,8 +161,8 @@ local function unreproduced(res, k, prog, class, outcome, batched, alone)
   local why = string.format("seen in a launch of %d programs; the program run alone: %s", batched, tostring(alone))
   record_entry(res, v, outcome, 1, { "found by program " .. k .. ": " .. outcome, "program: " .. v.program,
                                      why, "scenario file: not written (not reproduced alone)" })
-  print(string.format("violation %d: program %d (seed %d): %s\n  %s: not shrunk, no scenario",
-    #res.violations, k, prog.seed, outcome, why))
+  print(string.format("violation: program %d (seed %d): %s\n  %s: not shrunk, no scenario",
+    k, prog.seed, outcome, why))
 end
 
 -- A violation whose outcome an earlier one of the run had (the same class
@@ -189,7 +189,7 @@ local function violation(o, k, prog, class, outcome, res, batched)
     if not o.no_shrink then shrunk, s_outcome, runs = minimise(o, prog, class) end
     res.shrink_ms = res.shrink_ms + math.floor(sp.now_ms() - t0)
     file, id = emit.write(o.out, shrunk, { runner = o.runner, seed = o.seed, outcome = s_outcome or outcome })
-    o.seen[outcome] = { shrunk = shrunk, outcome = s_outcome, file = file, id = id, n = #res.violations + 1 }
+    o.seen[outcome] = { shrunk = shrunk, outcome = s_outcome, file = file, id = id, k = k }
   end
   local v = { index = k, program_seed = prog.seed, class = class, what = outcome,
               program = gen.program_text(prog), shrunk = gen.program_text(shrunk),
@@ -198,16 +198,16 @@ local function violation(o, k, prog, class, outcome, res, batched)
   record_entry(res, v, s_outcome or outcome, runs, {
     "found by program " .. k .. ": " .. outcome .. (batched and string.format(" (in a launch of %d programs, and alone)", batched) or ""),
     "program: " .. v.program,
-    seen and string.format("same outcome as violation %d: its shrunk program %s", seen.n, v.shrunk)
+    seen and string.format("same outcome as program %d's violation: its shrunk program %s", seen.k, v.shrunk)
          or ("shrunk (" .. runs .. " runs): " .. v.shrunk),
     "scenario file: " .. (file or "not written") })
   if seen then
-    print(string.format("violation %d: program %d (seed %d): %s\n  same outcome as violation %d (not shrunk again)",
-      #res.violations, k, prog.seed, outcome, seen.n))
+    print(string.format("violation: program %d (seed %d): %s\n  same outcome as program %d's (not shrunk again)",
+      k, prog.seed, outcome, seen.k))
     return
   end
-  print(string.format("violation %d: program %d (seed %d): %s\n  shrunk to %d op(s) in %d runs: %s\n  scenario: %s",
-    #res.violations, k, prog.seed, outcome, #shrunk.ops, runs, v.shrunk, file or ("not written: " .. tostring(id))))
+  print(string.format("violation: program %d (seed %d): %s\n  shrunk to %d op(s) in %d runs: %s\n  scenario: %s",
+    k, prog.seed, outcome, #shrunk.ops, runs, v.shrunk, file or ("not written: " .. tostring(id))))
 end
 
 M.MAX_ERRORS_IN_A_ROW = 20
@@ -231,7 +231,9 @@ function M.main(o)
   local cov = { op_pairs = {}, name_pairs = {} }
   o.seen = {}
   local started = sp.now_ms()
-  local k, in_a_row = 0, 0
+  -- worker w of n (sandproof explore --jobs n) runs programs w, w + n, ...
+  local step = o.workers or 1
+  local k, in_a_row = (o.worker or 1) - step, 0
   -- Records one program's result; false once too many in a row could not
   -- be run (a runner or host broken for good: stop, said, exit 3).
   local function record(item, kind, class, outcome)
@@ -257,12 +259,12 @@ function M.main(o)
     return record(item, M.run_program(o.runner, o.paths, item.prog))
   end
   local function more()
-    return (o.budget == 0 or k < o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
+    return (o.budget == 0 or k + step <= o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
   end
   local queue = {} -- programs generated, not yet run (oldest first)
   while true do
     while not queue_full(queue, o.batch) and more() do
-      k = k + 1
+      k = k + step
       queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
     end
     if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
@@ -303,7 +305,50 @@ function M.main(o)
   ::stop::
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
   for k, v in pairs(M.coverage(cov)) do res[k] = v end
+  if step > 1 then res.cov = { op_pairs = M.keys(cov.op_pairs), name_pairs = M.keys(cov.name_pairs) } end
   return res
+end
+
+function M.keys(set)
+  local out = setmetatable({}, { __jsonarray = true })
+  for x in pairs(set) do out[#out + 1] = x end
+  table.sort(out)
+  return out
+end
+
+-- The summaries of the workers of one run (sandproof explore --jobs), as
+-- JSON texts, merged into the run's: counts added, violations in program
+-- order, coverage the union of the sets tried, the elapsed time the
+-- longest worker's (each without its shrinking), the first error the
+-- earliest program's; problem (or nil): why the run stopped short.
+local SUMS = { "programs", "confined", "untested", "errors", "shrink_ms", "launches", "cut",
+               "requeued", "batch_failed" }
+function M.merge_json(texts, problem)
+  local out, cov = { violations = setmetatable({}, { __jsonarray = true }), elapsed_ms = 0 },
+                   { op_pairs = {}, name_pairs = {} }
+  local first_k
+  for _, text in ipairs(texts) do
+    local r = assert(sp.json_decode(text))
+    for _, f in ipairs(SUMS) do out[f] = (out[f] or 0) + (math.tointeger(r[f]) or 0) end
+    for _, f in ipairs { "runner", "seed", "stopped", "batch_error" } do
+      if r[f] ~= nil and r[f] ~= sp.null and out[f] == nil then out[f] = r[f] end
+    end
+    out.elapsed_ms = math.max(out.elapsed_ms, math.tointeger(r.elapsed_ms) or 0)
+    out.interrupted = math.max(out.interrupted or 0, math.tointeger(r.interrupted) or 0)
+    for _, v in ipairs(r.violations or {}) do out.violations[#out.violations + 1] = v end
+    for f, set in pairs(cov) do
+      for _, x in ipairs((r.cov or {})[f] or {}) do set[x] = true end
+    end
+    local ek = r.first_error and r.first_error ~= sp.null and tonumber(r.first_error:match("^program (%d+)"))
+    if ek and (not first_k or ek < first_k) then first_k, out.first_error = ek, r.first_error end
+  end
+  if out.interrupted == 0 then out.interrupted = nil end
+  out.stopped = out.stopped or problem
+  table.sort(out.violations, function(a, b) return a.index < b.index end)
+  for f, v in pairs(M.coverage(cov)) do out[f] = v end
+  out.workers = #texts
+  out.violations_n = #out.violations
+  return sp.json_encode(out)
 end
 
 -- M.main's summary as JSON (harness/explore.c reads it).
