@@ -212,6 +212,64 @@ end
 
 M.MAX_ERRORS_IN_A_ROW = 20
 
+-- Records one program's result in st (the run's state: o, res, cov,
+-- in_a_row); false once too many in a row could not be run (a runner or
+-- host broken for good: stop, said, exit 3).
+local function record(st, item, kind, class, outcome)
+  local res = st.res
+  cover(st.cov, item.prog)
+  res.programs = res.programs + 1
+  if kind == "violation" then violation(st.o, item.k, item.prog, class, outcome, res, item.batched)
+  elseif kind == "confined" then res.confined = res.confined + 1
+  elseif kind == "untested" then res.untested = res.untested + 1
+  else
+    res.errors = res.errors + 1
+    res.first_error = res.first_error or string.format("program %d (seed %d): %s", item.k, item.prog.seed, tostring(outcome))
+  end
+  st.in_a_row = kind == "error" and st.in_a_row + 1 or 0
+  if st.in_a_row >= M.MAX_ERRORS_IN_A_ROW then
+    res.stopped = string.format("stopped after %d programs in a row that could not be run (last: %s)",
+                                st.in_a_row, tostring(outcome))
+    return false
+  end
+  return true
+end
+
+-- Runs one program alone, its own launch.
+local function alone(st, item)
+  st.res.launches = st.res.launches + 1
+  return record(st, item, M.run_program(st.o.runner, st.o.paths, item.prog))
+end
+
+-- Runs group (2 or more programs) in one launch and records each judged
+-- one; returns the ones that never started (to run again), or nil to stop.
+local function launch(st, group)
+  local res, progs, again = st.res, {}, {}
+  for i, item in ipairs(group) do progs[i] = item.prog end
+  local out, why = M.run_batch(st.o.runner, st.o.paths, progs)
+  res.launches = res.launches + 1
+  if not out then
+    res.batch_failed = (res.batch_failed or 0) + 1
+    res.batch_error = res.batch_error or why
+  end
+  for i, item in ipairs(group) do
+    local x = out and out[i]
+    local ok = true
+    if not x then -- the launch failed: each alone, so an error is one program's
+      ok = alone(st, item)
+    elseif x.kind == "not_started" then
+      again[#again + 1] = item
+    else
+      res.cut = res.cut + (x.cut and 1 or 0)
+      item.batched = #group
+      ok = record(st, item, x.kind, x.class, x.outcome)
+    end
+    if not ok then return nil end
+  end
+  res.requeued = res.requeued + #again
+  return again
+end
+
 -- o: runner, paths, seed, budget (programs; 0: none), time_s (0: none),
 -- out, max_ops, batch (programs per launch, 1: each alone), no_shrink.
 -- Returns the summary.
@@ -228,36 +286,12 @@ function M.main(o)
   local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
                 errors = 0, violations = {}, first_error = nil, shrink_ms = 0, launches = 0,
                 cut = 0, requeued = 0 }
-  local cov = { op_pairs = {}, name_pairs = {} }
+  local st = { o = o, res = res, cov = { op_pairs = {}, name_pairs = {} }, in_a_row = 0 }
   o.seen = {}
   local started = sp.now_ms()
   -- worker w of n (sandproof explore --jobs n) runs programs w, w + n, ...
   local step = o.workers or 1
-  local k, in_a_row = (o.worker or 1) - step, 0
-  -- Records one program's result; false once too many in a row could not
-  -- be run (a runner or host broken for good: stop, said, exit 3).
-  local function record(item, kind, class, outcome)
-    cover(cov, item.prog)
-    res.programs = res.programs + 1
-    if kind == "violation" then violation(o, item.k, item.prog, class, outcome, res, item.batched)
-    elseif kind == "confined" then res.confined = res.confined + 1
-    elseif kind == "untested" then res.untested = res.untested + 1
-    else
-      res.errors = res.errors + 1
-      res.first_error = res.first_error or string.format("program %d (seed %d): %s", item.k, item.prog.seed, tostring(outcome))
-    end
-    in_a_row = kind == "error" and in_a_row + 1 or 0
-    if in_a_row >= M.MAX_ERRORS_IN_A_ROW then
-      res.stopped = string.format("stopped after %d programs in a row that could not be run (last: %s)",
-                                  in_a_row, tostring(outcome))
-      return false
-    end
-    return true
-  end
-  local function alone(item)
-    res.launches = res.launches + 1
-    return record(item, M.run_program(o.runner, o.paths, item.prog))
-  end
+  local k = (o.worker or 1) - step
   local function more()
     return (o.budget == 0 or k + step <= o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
   end
@@ -271,41 +305,17 @@ function M.main(o)
     -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
     -- ran is returned and recorded
     if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
-    local group
-    group, queue = M.take_batch(queue, o.batch)
-    if #group == 1 then
-      if not alone(group[1]) then goto stop end
-    else
-      local progs = {}
-      for i, item in ipairs(group) do progs[i] = item.prog end
-      local out, why = M.run_batch(o.runner, o.paths, progs)
-      res.launches = res.launches + 1
-      if not out then
-        res.batch_failed = (res.batch_failed or 0) + 1
-        res.batch_error = res.batch_error or why
-      end
-      local again = {}
-      for i, item in ipairs(group) do
-        local x = out and out[i]
-        if not x then -- the launch failed: each alone, so an error is one program's
-          if not alone(item) then goto stop end
-        elseif x.kind == "not_started" then
-          again[#again + 1] = item
-        else
-          res.cut = res.cut + (x.cut and 1 or 0)
-          item.batched = #group
-          if not record(item, x.kind, x.class, x.outcome) then goto stop end
-        end
-      end
-      res.requeued = res.requeued + #again
-      for _, item in ipairs(queue) do again[#again + 1] = item end
-      queue = again
-    end
+    local group, rest = M.take_batch(queue, o.batch)
+    local again
+    if #group == 1 then again = alone(st, group[1]) and {} or nil
+    else again = launch(st, group) end
+    if not again then break end
+    for _, item in ipairs(rest) do again[#again + 1] = item end
+    queue = again
   end
-  ::stop::
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
-  for k, v in pairs(M.coverage(cov)) do res[k] = v end
-  if step > 1 then res.cov = { op_pairs = M.keys(cov.op_pairs), name_pairs = M.keys(cov.name_pairs) } end
+  for f, v in pairs(M.coverage(st.cov)) do res[f] = v end
+  if step > 1 then res.cov = { op_pairs = M.keys(st.cov.op_pairs), name_pairs = M.keys(st.cov.name_pairs) } end
   return res
 end
 
