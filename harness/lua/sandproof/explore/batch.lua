@@ -3,8 +3,7 @@
 --
 -- Each program gets a universe of its own in one context (oracle.
 -- universe: a workspace, a hidden and a visible outside), its own secrets,
--- listeners and control file.  The
--- launch's policy is the union of the programs' policies: every workspace
+-- listeners and control file.  The launch's policy is the union of the programs' policies: every workspace
 -- a write root with its own read-only subpaths, every deny entry kept (each
 -- names a path of one universe only).  The probe runs each program as a
 -- `group` (a forked child): an unshare, an exit or a signal of one program
@@ -16,15 +15,12 @@
 -- short, and is judged as it is (what the host shows is what the runner
 -- let it do, as when it runs alone and is stopped); the ones after it
 -- never started and are not judged: the caller queues them again.
-local sp = require "sp"
 local lib = require "sandproof.lib"
 local oracle = require "sandproof.explore.oracle"
 local gen = require "sandproof.explore.gen"
 
 local M = {}
 
--- The argument of an op that names what it creates.
-local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3 }
 local STOPS = { agents = true, zero = true }
 
 -- Whether prog names an absent protected name as what an op creates: the
@@ -33,7 +29,7 @@ local STOPS = { agents = true, zero = true }
 -- symlink, stops its launch all the same: the ones after it run again.)
 function M.may_stop(prog)
   for _, op in ipairs(prog.ops) do
-    local at = CREATES[op[1]]
+    local at = oracle.CREATES[op[1]]
     if at and STOPS[op[at]] then return true end
   end
   return false

@@ -155,6 +155,7 @@ end
 -- The argument of each op that names what it creates (write, append and
 -- mkdir their only path; symlink, link and rename their second).
 local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3 }
+M.CREATES = CREATES
 
 -- Honesty (META-3): an op that created an absent protected name and was
 -- answered ok, its creation undone by the runner (the name absent on the
