@@ -21,10 +21,8 @@
 #include "policy_path.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The deepest write root that holds path, or NULL. */
 static const char *root_of(const struct request *req, const char *path)
