@@ -5,14 +5,14 @@
 -- CENSUS below), no lock is held in the runtime parent and no mount is
 -- left under the scenario's directory; Windows's census lists processes
 -- only (no lock or mount table, platforms/windows/prims/census_win.c), so
--- there the lease is judged by gc alone.  (On Windows the scenario is
--- unsupported for now: the kill is t:spawn's signal wrapper, a host POSIX
--- shell; the census part already asks Windows for processes only.)  Then gc with max_age_s 0 and
+-- there the lease is judged by gc alone.  Then gc with max_age_s 0 and
 -- max_roots 0 evicts the dead run's root (its lease is free again: a held
 -- lease makes gc skip it) and leaves the parent empty: no stamp temporary,
 -- tombstone or orphan lease.  Positive control: the command really ran on
 -- the root before the kill.  Shell-free: a first run provisions the root
--- and reports its TMPDIR; the killed run is probe ops.
+-- and reports its TMPDIR; the killed run is probe ops.  (On Windows the
+-- scenario is still unsupported: the kill is t:spawn's signal wrapper, a
+-- host POSIX shell; the census part asks Windows for processes only.)
 local lib = require "sandproof.lib"
 
 -- What each OS's census lists besides processes (t:census; macOS has no
