@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -107,9 +108,12 @@ static void put_num(struct blob *b, char tag, long long v)
 	put_str(b, tag, num);
 }
 
-int child_spawn_encode(const struct proc_opts *o, char **out, size_t *len)
+int child_spawn_encode(const struct proc_opts *o, int delay_ms, char **out, size_t *len)
 {
 	struct blob b = {0};
+
+	if (delay_ms > 0)
+		put_num(&b, 'D', delay_ms);
 
 	for (size_t i = 0; o->argv[i]; i++)
 		put_str(&b, 'a', o->argv[i]);
@@ -153,6 +157,7 @@ struct spawn_args {
 	struct proc_opts o;
 	const char **argv, **envp, **hold;
 	size_t nargv, nenvp, nhold;
+	long delay_ms; /* before the program starts */
 };
 
 static int vec_add(const char ***v, size_t *n, const char *s)
@@ -206,6 +211,7 @@ static int decode_one(struct spawn_args *a, char tag, const char *s, size_t n)
 	case '4': o->fault_arg1_set = v != 0; return 0;
 	case '5': o->fault_arg1 = (uint64_t)v; return 0;
 	case 'H': o->hold_at = (int)v; return 0;
+	case 'D': a->delay_ms = v > 0 ? (long)v : 0; return 0;
 	default: return -EINVAL;
 	}
 }
@@ -276,6 +282,12 @@ int child_spawn_main(void)
 	if ((rc = read_all(&blob, &len)) < 0 || (rc = spawn_decode(blob, len, &a)) < 0) {
 		fprintf(stderr, "sandproof: __spawn: bad options on stdin: %s\n", strerror(-rc));
 		return 2;
+	}
+	if (a.delay_ms > 0) {
+		struct timespec ts = {a.delay_ms / 1000, (a.delay_ms % 1000) * 1000000L};
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
 	}
 	/* Orphans of the program stay ours, so its tree kill reaches them. */
 	proc_init();

@@ -32,13 +32,14 @@ void child_env_free(char **env);
  * marker is gone from the environment), else -1 after printing why. */
 int child_check(const char *subcommand);
 
-/* o (checked by sp.spawn_bg) as the bytes `__spawn` reads on its stdin:
- * malloc'd into *blob.  0 or -ENOMEM.  A hold action is not encodable
- * (sp.spawn_bg refuses it first). */
-int child_spawn_encode(const struct proc_opts *o, char **blob, size_t *len);
+/* o (checked by sp.spawn_bg) and the delay before its start (ms, >= 0)
+ * as the bytes `__spawn` reads on its stdin: malloc'd into *blob.  0 or
+ * -ENOMEM.  A hold action is not encodable (sp.spawn_bg refuses it
+ * first). */
+int child_spawn_encode(const struct proc_opts *o, int delay_ms, char **blob, size_t *len);
 
-/* `sandproof __spawn`: read the options, run them with proc_run as a child
- * subreaper, print "code=C\nsignal=S\nstdout=N\n" then the N bytes of the
+/* `sandproof __spawn`: read the options, sleep the delay they name, run
+ * them with proc_run as a child subreaper, print "code=C\nsignal=S\nstdout=N\n" then the N bytes of the
  * program's stdout (code -1 when it did not exit; nothing when the launch
  * itself failed).  Returns the exit status. */
 int child_spawn_main(void);

@@ -147,6 +147,13 @@ static const char *const spawn_keys[] = {
 	"argv", "env", "cwd", "stdin", "timeout_ms", "private_mounts", "kill_leftovers",
 	"lab", "fault", "hold", NULL,
 };
+/* sp.spawn_bg's: sp.spawn's and delay_ms */
+static const char *const spawn_bg_keys[] = {
+	"argv", "env", "cwd", "stdin", "timeout_ms", "private_mounts", "kill_leftovers",
+	"lab", "fault", "hold", "delay_ms", NULL,
+};
+/* the longest delay sp.spawn_bg takes: ten minutes */
+#define SP_BG_DELAY_MAX 600000
 static const char *const fault_keys[] = {"syscall", "errno", "nth", "once", "arg1", NULL};
 static const char *const hold_keys[] = {"syscalls", "path", "at", "comm", "action", NULL};
 
@@ -204,14 +211,14 @@ static void spawn_hold(lua_State *L, int idx, struct proc_opts *o, const char **
 	}
 }
 
-/* opts (argument 1) into o: every key checked, every type too; errors
- * name fn. */
-static void spawn_opts(lua_State *L, const char *fn, struct proc_opts *o, const char **argv,
-		       const char **envp, const char **hold, struct hold_ctx *h)
+/* opts (argument 1) into o: every key checked (against keys), every type
+ * too; errors name fn. */
+static void spawn_opts(lua_State *L, const char *fn, const char *const *keys, struct proc_opts *o,
+		       const char **argv, const char **envp, const char **hold, struct hold_ctx *h)
 {
 
 	luaL_checktype(L, 1, LUA_TTABLE);
-	sp_opts_check(L, 1, fn, spawn_keys);
+	sp_opts_check(L, 1, fn, keys);
 	proc_opts_init(o);
 	if (strlist(L, 1, fn, "argv", argv, SP_MAX_ARGS) <= 0)
 		luaL_error(L, "%s: argv must be a non-empty list", fn);
@@ -256,7 +263,7 @@ static int l_spawn(lua_State *L)
 	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	int rc;
 
-	spawn_opts(L, "sp.spawn", &o, argv, envp, hold, &hc);
+	spawn_opts(L, "sp.spawn", spawn_keys, &o, argv, envp, hold, &hc);
 	rc = proc_run(&o, &r);
 	if (hc.fn_ref != LUA_NOREF)
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
@@ -316,9 +323,9 @@ static void bg_release(struct bg *b, struct proc_result *r)
 	b->env = NULL;
 }
 
-/* Start __spawn for o on a bg (on the stack, as userdata, already).
- * 0 or -errno. */
-static int bg_start(struct bg *b, const struct proc_opts *in)
+/* Start __spawn for o on a bg (on the stack, as userdata, already); it
+ * starts o's program delay_ms after it starts itself.  0 or -errno. */
+static int bg_start(struct bg *b, const struct proc_opts *in, int delay_ms)
 {
 	const char *self = prims_self_exe();
 	int inner = in->timeout_ms > 0 ? in->timeout_ms : PROC_TIMEOUT_MS, nkeep = 0, rc;
@@ -327,7 +334,7 @@ static int bg_start(struct bg *b, const struct proc_opts *in)
 
 	if (!self)
 		return -ENOEXEC;
-	if ((rc = child_spawn_encode(in, &b->blob, &len)) < 0)
+	if ((rc = child_spawn_encode(in, delay_ms, &b->blob, &len)) < 0)
 		return rc;
 	if (!(b->env = child_env()))
 		return -ENOMEM;
@@ -348,7 +355,9 @@ static int bg_start(struct bg *b, const struct proc_opts *in)
 	o->n_keep_fds = nkeep;
 	o->out_limit = PROC_OUT_LIMIT + 128; /* the program's stdout and our lines */
 	o->kill_leftovers = true;
-	/* a backstop: __spawn ends its program at the program's own timeout */
+	/* a backstop: __spawn ends its program at the program's own timeout,
+	 * counted from the program's start, after the delay */
+	inner += delay_ms;
 	o->timeout_ms = inner < INT_MAX - 60000 ? inner + 60000 : INT_MAX;
 	return proc_start(o, &b->h);
 }
@@ -356,16 +365,28 @@ static int bg_start(struct bg *b, const struct proc_opts *in)
 /* sp.spawn_bg(opts) -> bg | nil, msg, errno: sp.spawn in a process of its
  * own; bg:wait() -> {code, signal, stdout}.  opts are checked here, in the
  * caller (misuse raises before anything starts); a hold action would run
- * in the other process, out of the caller's reach: refused. */
+ * in the other process, out of the caller's reach: refused.
+ * opts.delay_ms (0..SP_BG_DELAY_MAX, default 0): the program starts that
+ * long after sp.spawn_bg returns (the background process sleeps first, so
+ * no shell's `sleep` is needed: the same on every OS); its timeout_ms
+ * counts from its start. */
 static int l_spawn_bg(lua_State *L)
 {
 	const char *argv[SP_MAX_ARGS], *envp[SP_MAX_ARGS], *hold[PROC_MAX_HOLD + 1];
 	struct proc_opts o;
 	struct hold_ctx hc = {L, LUA_NOREF, LUA_NOREF};
 	struct bg *b;
+	lua_Integer delay;
 	int rc;
 
-	spawn_opts(L, "sp.spawn_bg", &o, argv, envp, hold, &hc);
+	spawn_opts(L, "sp.spawn_bg", spawn_bg_keys, &o, argv, envp, hold, &hc);
+	delay = sp_opt_integer(L, 1, "sp.spawn_bg", "delay_ms", 0);
+	if (delay < 0 || delay > SP_BG_DELAY_MAX) {
+		if (hc.fn_ref != LUA_NOREF)
+			luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
+		return luaL_error(L, "sp.spawn_bg: delay_ms must be 0 to %d (got %I)",
+				  SP_BG_DELAY_MAX, delay);
+	}
 	if (hc.fn_ref != LUA_NOREF) {
 		luaL_unref(L, LUA_REGISTRYINDEX, hc.fn_ref);
 		return luaL_error(L, "sp.spawn_bg: a hold action cannot run in the background");
@@ -375,7 +396,7 @@ static int l_spawn_bg(lua_State *L)
 	b = lua_newuserdatauv(L, sizeof(*b), 0);
 	memset(b, 0, sizeof(*b));
 	luaL_setmetatable(L, BG_MT);
-	if ((rc = bg_start(b, &o)) < 0) {
+	if ((rc = bg_start(b, &o, (int)delay)) < 0) {
 		free(b->blob);
 		b->blob = NULL;
 		child_env_free(b->env);

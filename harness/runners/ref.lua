@@ -136,15 +136,14 @@ end
 
 -- Runtime-root eviction (RT-6): `sandproof-ref gc`, now or after delay_ms
 -- in the background (so it can run while a sandboxed command holds a lease).
+-- The delay is the harness's (sp.spawn_bg's delay_ms), no shell: the same
+-- on every OS.
 function M.gc(t, o)
   return gc_parse(sp.spawn { argv = gc_argv(t, o), timeout_ms = 30000 })
 end
 
 function M.gc_async(t, o)
-  local argv = gc_argv(t, o)
-  local sh = { "sh", "-c", string.format('sleep %.3f; exec "$@"', (o.delay_ms or 0) / 1000), "gc" }
-  for _, a in ipairs(argv) do sh[#sh + 1] = a end
-  local bg = assert(sp.spawn_bg { argv = sh, timeout_ms = 60000 })
+  local bg = assert(sp.spawn_bg { argv = gc_argv(t, o), delay_ms = o.delay_ms or 0, timeout_ms = 30000 })
   return { wait = function() return gc_parse(bg:wait()) end }
 end
 

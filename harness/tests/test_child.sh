@@ -14,7 +14,9 @@
 #     argv with arbitrary bytes, stdin, env, cwd, timeout (killed), a fault,
 #     a lab (its network namespace, through the kept descriptors); bg:wait()
 #     gives {code, signal, stdout}; a bg collected unwaited is killed with
-#     what it started.
+#     what it started; delay_ms starts the program no sooner than that
+#     after sp.spawn_bg returned (a lower bound: load only adds to it), a
+#     delay out of range and sp.spawn given one raise.
 set -u
 sp=$1
 tmp=$(mktemp -d /tmp/sandproof-child.XXXXXX)
@@ -88,6 +90,23 @@ sc bg_fault 'local plain = assert(sp.spawn_bg { argv = { "sh", "-c", "cd / && ec
     local r = assert(sp.spawn_bg { argv = { "sh", "-c", "cd / && echo in" }, fault = { syscall = "chdir", errno = "EPERM" } }):wait()
     if plain.stdout ~= "in\n" then return "control_failed" end
     return (r.stdout == "" and r.code ~= 0) and "ok" or ("not faulted: " .. r.stdout)'
+sc bg_delay 'local ok, err = pcall(sp.spawn_bg, { argv = { "true" }, delay_ms = -1 })
+    if ok or not tostring(err):find("delay_ms must be 0 to 600000 (got -1)", 1, true) then
+      return "a negative delay: " .. tostring(err)
+    end
+    ok, err = pcall(sp.spawn, { argv = { "true" }, delay_ms = 5 })
+    if ok or not tostring(err):find("sp.spawn: unknown option \"delay_ms\"", 1, true) then
+      return "sp.spawn given delay_ms: " .. tostring(err)
+    end
+    local t0 = sp.now_ms()
+    local bg = assert(sp.spawn_bg { argv = { "sh", "-c", "cat \"$0\"", t.tmp .. "/go" }, delay_ms = 700 })
+    assert(sp.write(t.tmp .. "/go", "after"))
+    local r = bg:wait()
+    local took = sp.now_ms() - t0
+    if r.code ~= 0 or r.stdout ~= "after" then
+      return string.format("code=%s stdout=%q", tostring(r.code), r.stdout)
+    end
+    return took >= 700 and "ok" or string.format("the program ended %d ms after spawn_bg", math.floor(took))'
 sc bg_lab 'local lab, why = sp.lab()
     if not lab then t:skip("no lab: " .. tostring(why)) end
     local ns = { "readlink", "/proc/self/ns/net" }
@@ -122,6 +141,7 @@ else notok "a scenario's print went nowhere: $(head -c 300 "$tmp/run.err")"; fi
 want pass bg_opts
 want pass bg_timeout
 want pass bg_fault
+want pass bg_delay
 if [ "$(id -u)" = 0 ] || unshare -rn true 2>/dev/null; then want pass bg_lab
 else want skip bg_lab; fi
 want pass bg_gc

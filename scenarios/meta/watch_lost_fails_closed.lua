@@ -18,7 +18,7 @@ return scenario {
   claim = "a monitor watch lost during the run (its directory moved on the host) stops the run and is reported",
   expect = { linux = { "stopped" },
              macos = { unsupported = "checks the Linux protection monitor's lost watch; Seatbelt denies protected paths by literal and subpath, present or absent, with no watch to lose (meta.absent_* cover it)" },
-             windows = { "stopped" } },
+             windows = { unsupported = "the host-side mover is a POSIX shell loop (sh, mv), which native Windows lacks" } },
   impact = { not_stopped = "escape", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

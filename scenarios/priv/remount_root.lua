@@ -16,7 +16,7 @@ return scenario {
   claim = "the command cannot remount / read-write (EPERM), not even from a namespace of its own",
   expect = { linux = { "refused" },
              macos = { unsupported = "remounting needs the sandbox's own mount namespace (Linux); Seatbelt mounts nothing" },
-             windows = { "refused" } },
+             windows = { unsupported = "remount is a Linux mount operation, tried first from a namespace made by a POSIX shell running unshare(1), which native Windows lacks" } },
   impact = { remounted = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -14,7 +14,7 @@ return scenario {
   claim = "the command cannot join a namespace with setns (EPERM, reported as a setns denial), not even from a user namespace of its own",
   expect = { linux = { "refused" },
              macos = { unsupported = "setns and /proc/PID/ns are Linux only" },
-             windows = { "refused" } },
+             windows = { unsupported = "setns and /proc/PID/ns are Linux only, and the attack is a POSIX shell running unshare(1), which native Windows lacks" } },
   impact = { joined = "escape", ["errno_*"] = "reporting", unreported = "reporting", error = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

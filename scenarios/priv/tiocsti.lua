@@ -15,7 +15,7 @@ return scenario {
   claim = "the command cannot inject terminal input with TIOCSTI, even into a pty it owns (EPERM)",
   expect = { linux = { "refused" },
              macos = { unsupported = "the pty comes from util-linux script(1) -c, which macOS's BSD script(1) lacks (not ported yet)" },
-             windows = { "refused" } },
+             windows = { unsupported = "TIOCSTI is a POSIX terminal ioctl, and the pty comes from util-linux script(1) run by a POSIX shell, which native Windows lacks" } },
   impact = { injected = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)

@@ -10,7 +10,7 @@ return scenario {
   claim = "the command leads its own session and process group, starts in the requested cwd, and has only fds 0-2",
   expect = { linux = { "isolated" },
              macos = { unsupported = "reads /proc/self/stat and /proc/PID/fd: macOS has no /proc" },
-             windows = { "isolated" } },
+             windows = { unsupported = "the command is a POSIX shell script reading /proc (sh, ls), which native Windows lacks" } },
   impact = { ["fd_leak:*"] = "escape", shares_session = "escape", wrong_cwd = "fidelity" },
   control = "proc.exit_code_exact",
   unconfined_passes = true,

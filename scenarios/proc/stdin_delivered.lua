@@ -8,7 +8,7 @@ return scenario {
   id = "proc.stdin_delivered",
   clauses = { "PROC-8" },
   claim = "the command reads exactly the request's stdin followed by EOF",
-  expect = { linux = { "delivered" }, macos = { "delivered" }, windows = { "delivered" } },
+  expect = { linux = { "delivered" }, macos = { "delivered" }, windows = { unsupported = "the command copying its stdin is a POSIX shell (sh, cat), which native Windows lacks; the probe has no op that reads stdin" } },
   impact = { altered = "fidelity", did_not_run = "fidelity", no_eof = "fidelity", ["run_failed:*"] = "fidelity" },
   unconfined_passes = true,
   run = function(t)

@@ -32,7 +32,7 @@ return scenario {
       assert(sp.write(d .. "/keep", "mine\n"))
     end
     local dirs = {}
-    if sp.getuid() == 0 then
+    if sp.getuid() == 0 and sp.os ~= "windows" and sp.os ~= "wine" then
       dirs = { parent .. "/00000000000000cc", parent .. "/00000000000000dd.tomb.4.5.6" }
       for _, d in ipairs(dirs) do
         assert(sp.mkdir(d, 448))
@@ -41,7 +41,7 @@ return scenario {
         if not (c and c.code == 0) then t:error("chown failed") end
       end
     else
-      t:note("note", "not root: the foreign-owned directory case is not exercised (needs chown)")
+      t:note("note", "not root, or no uid (Windows): the foreign-owned directory case is not exercised (needs chown)")
     end
     local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     t:note("note", "gc: " .. tostring(g.summary))

@@ -29,13 +29,13 @@ return scenario {
     assert(sp.unlink(link_lease .. ".lease"))
     assert(sp.symlink(victim, link_lease .. ".lease"))
     local guarded = { dir_lease, link_lease }
-    if sp.getuid() == 0 then
+    if sp.getuid() == 0 and sp.os ~= "windows" and sp.os ~= "wine" then
       local foreign = use_root(t, parent, t.tmp .. "/ws-foreign")
       local c = sp.spawn { argv = { "chown", "65534:65534", foreign .. ".lease" }, timeout_ms = 5000 }
       if not (c and c.code == 0) then t:error("chown failed") end
       guarded[#guarded + 1] = foreign
     else
-      t:note("note", "not root: the foreign-owned lease case is not exercised")
+      t:note("note", "not root, or no uid (Windows): the foreign-owned lease case is not exercised")
     end
     local g = t:gc({ parent = parent, max_age_s = 0, max_roots = 0 })
     t:note("note", "gc: " .. tostring(g.summary))

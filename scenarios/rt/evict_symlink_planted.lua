@@ -13,11 +13,13 @@ local function profile(t, parent, ws, age, roots)
   return p
 end
 
+-- A run with a runtime root for ws (its TMPDIR reported by the probe, no
+-- shell): the root and the run.
 local function use_root(t, parent, ws, age, roots)
-  local r = t:sandbox { profile = profile(t, parent, ws, age or 864000, roots or 64), cwd = ws,
-                        command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
+  local r = t:ran(t:sandbox { profile = profile(t, parent, ws, age or 864000, roots or 64), cwd = ws,
+                              probe = { { "env", "TMPDIR", as = "tmpdir" } } })
   local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-  if r.outcome.kind ~= "success" or type(root) ~= "string" then
+  if r.outcome.kind ~= "success" or type(root) ~= "string" or r.op.tmpdir.value ~= root .. "/tmp" then
     t:error("could not provision a runtime root: " .. tostring(r.outcome.kind))
   end
   return root, r

@@ -13,7 +13,8 @@ return scenario {
   id = "rt.evict_tombstones",
   clauses = { "RT-6" },
   claim = "gc deletes leftover tombstones, orphan stamps and leases and stale stamp temporaries, never through a symlink",
-  expect = { linux = { "cleaned" }, macos = { "cleaned" }, windows = { "cleaned" } },
+  expect = { linux = { "cleaned" }, macos = { "cleaned" },
+             windows = { unsupported = "the stale stamp temporary is aged by the host's touch -d (no sp primitive sets a file's time), which native Windows lacks" } },
   impact = { followed = "escape", overreach = "escape", gc_failed = "fidelity", residue = "residue" },
   needs = { "gc" },
   run = function(t)

@@ -2,7 +2,11 @@
 -- (0777), and then writable by its group only (0770), gc must fail and
 -- evict nothing, and a run naming it must be a
 -- sandbox_setup_failure that does not run its command.  The positive
--- control: the same parent back at 0700 serves the same run.
+-- control: the same parent back at 0700 serves the same run.  Shell-free:
+-- a first run provisions the root and reports its TMPDIR; the command is
+-- probe ops writing there and the marker `ran`.
+local lib = require "sandproof.lib"
+
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
 
 return scenario {
@@ -18,11 +22,16 @@ return scenario {
     local ran = t.ws .. "/ran"
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 0, max_roots = 0 }
-    local spec = function() return { profile = p, command = { "sh", "-c", 'echo x > "$TMPDIR/f" && echo x > ' .. ran } } end
+    local root = lib.rt_provision(t, p)
+    if not root then return "control_failed" end
+    local ops = { { "write", root .. "/tmp/f", "x\n" }, { "write", ran, "x\n" } }
+    local spec = function() return { profile = p, probe = ops } end
     -- positive control: a safe parent works
-    local r0 = t:sandbox(spec())
-    local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
-    if r0.outcome.kind ~= "success" or not sp.exists(ran) or type(root) ~= "string" then return "control_failed" end
+    local _, ok0, why0 = lib.rt_run(t, { profile = p }, root, ops)
+    if not ok0 or not sp.exists(ran) then
+      t:note("note", "positive control: " .. tostring(why0 or "ran not written"))
+      return "control_failed"
+    end
     assert(sp.unlink(ran))
     -- world-writable (0777), then writable by the group only (0770)
     for _, mode in ipairs { 511, 504 } do
@@ -39,8 +48,8 @@ return scenario {
       if o.kind ~= "sandbox_setup_failure" then return string.format("not_refused:%o:%s", mode, tostring(o.kind)) end
     end
     -- and back at 0700 the parent serves again
-    local r2 = t:sandbox(spec())
-    if r2.outcome.kind ~= "success" or not sp.exists(ran) then return "control_failed" end
+    local _, ok2 = lib.rt_run(t, { profile = p }, root, ops)
+    if not ok2 or not sp.exists(ran) then return "control_failed" end
     return "refused"
   end,
 }

@@ -6,14 +6,19 @@
 -- use on, find its stamp (reprovisioned false).  The name is checked
 -- against sha256sum of the canonical path (realpath), computed on the
 -- host.  (A write root through a symlink is refused outright, SWAP-1, so
--- the symlinked ancestor is tried on the parent.)
+-- the symlinked ancestor is tried on the parent.)  The command is probe
+-- ops, no shell: the first run reports its TMPDIR, each later one appends
+-- to <root>/tmp/uses (and reports its TMPDIR, which must be that root's).
+local lib = require "sandproof.lib"
+
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
 
 return scenario {
   id = "rt.stamp_canonical_workspace",
   clauses = { "RT-1", "RT-5" },
   claim = "the root is named by sha256 of the canonical workspace: an uncleaned spelling, or the parent named through a symlink, finds the same root and stamp",
-  expect = { linux = { "same_root" }, macos = { "same_root" }, windows = { "same_root" } },
+  expect = { linux = { "same_root" }, macos = { "same_root" },
+             windows = { unsupported = "the expected root name comes from the host's realpath and sha256sum, which native Windows lacks" } },
   impact = { misderived = "fidelity", other_root = "fidelity", run_failed = "fidelity", stamp_not_found = "fidelity" },
   control = "rt.stamp_recreated",
   run = function(t)
@@ -23,18 +28,27 @@ return scenario {
     assert(sp.mkdir(t.tmp .. "/preal"))
     assert(sp.symlink(t.tmp .. "/preal", t.tmp .. "/plink"))
     local parent = t.tmp .. "/preal/rt"
+    local known -- the root, once the first run reported it
     local function use(ws, par)
       local p = t.profiles.workspace_write()
       p.filesystem.write_roots = arr { { root = ws } }
       p.runtime = { parent = par or parent, max_age_s = 864000, max_roots = 64 }
-      local r = t:sandbox { profile = p, cwd = real .. "/proj", command = { "sh", "-c", 'echo x >> "$TMPDIR/uses"' } }
+      local ops = known and { { "append", known .. "/tmp/uses", "x\n" } } or {}
+      local r, ok, why = lib.rt_run(t, { profile = p, cwd = real .. "/proj" }, known or "?", ops)
       local rt = type(r.outcome.runtime) == "table" and r.outcome.runtime or {}
-      t:note("note", string.format("%s: kind %s root %s reprovisioned %s", ws, tostring(r.outcome.kind),
-        tostring(rt.root), tostring(rt.reprovisioned)))
+      t:note("note", string.format("%s: kind %s root %s reprovisioned %s%s", ws, tostring(r.outcome.kind),
+        tostring(rt.root), tostring(rt.reprovisioned), known and why and ("; " .. why) or ""))
+      if not known then
+        local td = r.op["rt:tmpdir"]
+        return r.outcome.kind == "success" and td and td.value == tostring(rt.root) .. "/tmp", rt
+      end
       return r.outcome.kind == "success", rt
     end
     local ok1, rt1 = use(real .. "/proj")
     if not ok1 or type(rt1.root) ~= "string" then return "control_failed" end
+    known = rt1.root
+    local ok0 = use(real .. "/proj") -- the first append, by the plain spelling
+    if not ok0 then return "control_failed" end
     -- the expected name, from the host's own tools
     local rp = sp.spawn { argv = { "realpath", real .. "/proj" }, timeout_ms = 5000 }
     local canonical = rp and rp.code == 0 and rp.stdout:gsub("\n$", "")

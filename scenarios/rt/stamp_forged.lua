@@ -4,6 +4,10 @@
 -- inode, owner and mode), so stamp and objects agree.  The next run must
 -- still refuse the object: re-provision tmp/ as a private directory, and
 -- the command's TMPDIR write must land in the root, never outside.
+-- Shell-free: a first run provisions the root and reports its TMPDIR; the
+-- command is a probe write to <root>/tmp/planted, the path TMPDIR names.
+local lib = require "sandproof.lib"
+
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
 
 return scenario {
@@ -17,12 +21,11 @@ return scenario {
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-    local cmd = { "sh", "-c", 'echo forged > "$TMPDIR/planted"' }
-    local r1 = t:sandbox { profile = p, command = cmd }
-    local root = type(r1.outcome.runtime) == "table" and r1.outcome.runtime.root or nil
-    if r1.outcome.kind ~= "success" or type(root) ~= "string" or not sp.exists(root .. "/tmp/planted") then
-      return "control_failed"
-    end
+    local root = lib.rt_provision(t, p)
+    if not root then return "control_failed" end
+    local write = { { "write", root .. "/tmp/planted", "forged\n" } }
+    local _, ok1 = lib.rt_run(t, { profile = p }, root, write)
+    if not ok1 or not sp.exists(root .. "/tmp/planted") then return "control_failed" end
     assert(sp.rmtree(root .. "/tmp"))
     assert(sp.symlink(t.outside, root .. "/tmp"))
     local st = assert(sp.lstat(root .. "/tmp"))
@@ -31,7 +34,7 @@ return scenario {
       st.dev, st.ino, st.uid, 40960 + st.mode)) -- S_IFLNK | permissions
     assert(n == 1, "stamp without a tmp object")
     assert(sp.write(root .. ".stamp", forged, 384))
-    local r = t:sandbox { profile = p, command = cmd }
+    local r = t:sandbox { profile = p, probe = write }
     local rt = type(r.outcome.runtime) == "table" and r.outcome.runtime or {}
     t:note("note", string.format("kind %s reprovisioned %s (%s)", tostring(r.outcome.kind),
       tostring(rt.reprovisioned), tostring(rt.reprovision_reason)))

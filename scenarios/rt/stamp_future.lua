@@ -2,7 +2,10 @@
 -- age policy cannot judge it (ref treats "used later than now" as not
 -- aged, recorded here as evidence), but it must not keep its root forever:
 -- the next run on the root records the present as its last use, and the
--- count bound still evicts a future-stamped root.
+-- count bound still evicts a future-stamped root.  Shell-free: the first
+-- run reports its TMPDIR, the second writes there by a probe op.
+local lib = require "sandproof.lib"
+
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
 
 local function set_last_use(stamp, sec)
@@ -31,17 +34,16 @@ return scenario {
     local future = os.time() + 10 * 365 * 86400
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-    local r1 = t:sandbox { profile = p, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-    local root = type(r1.outcome.runtime) == "table" and r1.outcome.runtime.root or nil
-    if r1.outcome.kind ~= "success" or type(root) ~= "string" then return "control_failed" end
+    local root = lib.rt_provision(t, p)
+    if not root then return "control_failed" end
     local stamp = root .. ".stamp"
     -- a run on a future-stamped root records the present
     set_last_use(stamp, future)
-    local r2 = t:sandbox { profile = p, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
+    local r2, ok2, why2 = lib.rt_run(t, { profile = p }, root, { { "write", root .. "/tmp/f", "x\n" } })
     local lu = last_use(stamp)
     t:note("note", string.format("after a run on a future stamp: kind %s last_use %s (now %d)",
       tostring(r2.outcome.kind), tostring(lu), os.time()))
-    if r2.outcome.kind ~= "success" then return "run_failed:" .. tostring(r2.outcome.kind) end
+    if not ok2 then return "run_failed:" .. tostring(why2) end
     if not lu or lu > os.time() + 5 then return "future_kept" end
     -- evidence only: what the age policy does with a future stamp
     set_last_use(stamp, future)

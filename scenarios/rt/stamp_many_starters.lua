@@ -23,6 +23,11 @@
 -- MAX_STARTS starts in all, no round or start begun after BUDGET_MS).
 -- Every start is counted as an attempt and every crossing as a window,
 -- over all rounds; a broken start ends it at once.
+-- Shell-free: each live root is provisioned by a run that reports its
+-- TMPDIR, then used by probe ops there; a starter's command is probe ops
+-- (write, sleep 60 ms, read back) on its root's known TMPDIR.
+local lib = require "sandproof.lib"
+
 local function arr(t) return setmetatable(t, { __jsonarray = true }) end
 
 local LIVE, STALE = 12, 5000
@@ -59,11 +64,11 @@ local function round_setup(t, k)
     rd.ws[i] = t.tmp .. "/ws-" .. k .. "-" .. i
     assert(sp.mkdir(rd.ws[i]))
     local mark = #t.evidence
-    local r = t:sandbox { profile = rd.profile(i), cwd = rd.ws[i], command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-    rd.roots[i] = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-    if r.outcome.kind ~= "success" or not sp.exists(tostring(rd.roots[i]) .. "/tmp/f") then
-      return nil
-    end
+    rd.roots[i] = lib.rt_provision(t, rd.profile(i), rd.ws[i])
+    if not rd.roots[i] then return nil end
+    local _, ok = lib.rt_run(t, { profile = rd.profile(i), cwd = rd.ws[i] }, rd.roots[i],
+      { { "write", rd.roots[i] .. "/tmp/f", "x\n" } })
+    if not ok or not sp.exists(rd.roots[i] .. "/tmp/f") then return nil end
     quiet(t, mark)
     rd.live[rd.roots[i]:match("[^/]+$")] = i
     set_last_use(rd.roots[i] .. ".stamp", 0)
@@ -111,16 +116,18 @@ local function round_sweep(t, rd, tot, more)
     if not i then break end
     n, tot.starts = n + 1, tot.starts + 1
     local mark = #t.evidence
-    local r = t:sandbox { profile = rd.profile(i), cwd = rd.ws[i], command = { "sh", "-c",
-      'echo ' .. i .. ' > "$TMPDIR/s" && sleep 0.06 && test "$(cat "$TMPDIR/s")" = ' .. i } }
+    local s = rd.roots[i] .. "/tmp/s"
+    local r, ok, why = lib.rt_run(t, { profile = rd.profile(i), cwd = rd.ws[i] }, rd.roots[i],
+      { { "write", s, i .. "\n" }, { "sleep", 60 }, { "read", s, as = "s" } })
+    if ok and r.op.s.data ~= i .. "\n" then ok, why = false, "read back " .. tostring(r.op.s.data) end
     local rt = type(r.outcome.runtime) == "table" and r.outcome.runtime or {}
     local after = position(rd)
     if not after or after > rd.roots[i]:match("[^/]+$") then
       crossed, tot.crossed = crossed + 1, tot.crossed + 1
     end
-    if r.outcome.kind ~= "success" then
+    if not ok then
       tot.broken = tot.broken + 1
-      t:note("note", "start on root " .. i .. ": " .. tostring(r.outcome.kind))
+      t:note("note", "start on root " .. i .. ": " .. tostring(why))
     else
       quiet(t, mark)
       if rt.reprovisioned and rt.reprovision_reason == "root missing" then

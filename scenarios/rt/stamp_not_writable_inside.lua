@@ -4,6 +4,8 @@
 -- TMPDIR.  Only tmp/, cache/ and data/ are writable (the positive control
 -- writes there).  The oracle is the host: stamp and lease unchanged, no new
 -- entry in the root or the parent.
+local lib = require "sandproof.lib"
+
 local function listset(dir)
   local s = {}
   for _, n in ipairs(sp.listdir(dir) or {}) do s[n] = true end
@@ -21,10 +23,10 @@ return scenario {
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()
     p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-    -- first run: learn the root's name (the stamp exists from then on)
-    local r1 = t:sandbox { profile = p, command = { "true" } }
-    local root = type(r1.outcome.runtime) == "table" and r1.outcome.runtime.root or nil
-    if r1.outcome.kind ~= "success" or type(root) ~= "string" then return "control_failed" end
+    -- first run: learn the root's name (the stamp exists from then on);
+    -- a probe op, no shell or /bin/true
+    local root = lib.rt_provision(t, p)
+    if not root then return "control_failed" end
     local name = root:match("[^/]+$")
     local probe = {
       { "write", root .. "/tmp/ok", "x" },

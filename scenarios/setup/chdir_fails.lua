@@ -1,7 +1,8 @@
 -- A working directory that cannot be entered is a setup failure, and the
 -- command does not run: once a cwd that does not exist, once one that is a
 -- regular file.  The positive control: the same command with a cwd that
--- exists runs and leaves its mark.
+-- exists runs and leaves its mark.  The command is a probe write (no
+-- shell): the same on every OS.
 return scenario {
   id = "setup.chdir_fails",
   clauses = { "SETUP-1", "SETUP-2" },
@@ -11,13 +12,13 @@ return scenario {
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"
-    local cmd = { "sh", "-c", "echo x > " .. mark }
-    local r0 = t:sandbox { command = cmd }
+    local cmd = { { "write", mark, "x\n" } }
+    local r0 = t:sandbox { probe = cmd }
     if r0.outcome.kind ~= "success" or not sp.exists(mark) then return "control_failed" end
     assert(sp.unlink(mark))
     assert(sp.write(t.ws .. "/plain-file", "x"))
     for _, cwd in ipairs { t.ws .. "/missing", t.ws .. "/plain-file" } do
-      local r = t:sandbox { cwd = cwd, command = cmd }
+      local r = t:sandbox { cwd = cwd, probe = cmd }
       local o = r.outcome
       local se = type(o.setup_error) == "table" and o.setup_error or {}
       t:note("note", string.format("cwd %s: kind %s step %s errno %s", cwd:match("[^/]+$"), tostring(o.kind),

@@ -12,7 +12,10 @@
 -- past the limit.  The mark must never appear, and the refusals of the
 -- deep unknown field, the NULs, the duplicate variable and the control
 -- byte before a value must name their field (REQ-6: a NUL refused only
--- because two parsers disagree about the string would name none).
+-- because two parsers disagree about the string would name none).  The
+-- command is the probe writing the mark (no shell: the same on every OS);
+-- a defect in the command sits in the text it writes (command[3]), so a
+-- runner that ran it anyway leaves the mark.
 local function js(s) return sp.json_encode(s) end
 
 return scenario {
@@ -24,6 +27,10 @@ return scenario {
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"
+    -- the command as JSON text, `text` (raw JSON string content) what it writes
+    local function cmd_writing(text)
+      return string.format('[%s,"write",%s,"x%s"]', js(t.paths.probe), js(mark), text)
+    end
     -- the request as text, so each defect is exactly the one intended
     local function request(o)
       o = o or {}
@@ -31,7 +38,7 @@ return scenario {
       local wr = string.format('{"root":%s%s}', root, o.wr_extra or "")
       local fs = string.format('{"kind":"restricted","read_roots":["/"],"write_roots":[%s],"allow_temp":true}', wr)
       local env = o.env or string.format('{"PATH":%s}', js("/usr/local/bin:/usr/bin:/bin"))
-      local cmd = o.command or string.format('["sh","-c",%s]', js("echo x > " .. mark))
+      local cmd = o.command or cmd_writing("")
       return string.format('{%s"version":%s,"command":%s,"cwd":%s,"env":%s,"timeout_ms":%s,' ..
         '"profile":{"filesystem":%s,"network":{"mode":"deny"}}%s}%s',
         o.head or "", o.version or "1", cmd, o.cwd or js(t.ws), env, o.timeout or "10000", fs,
@@ -46,11 +53,10 @@ return scenario {
       { "relative path", request { root = '"ws"' } },
       { "dot-dot", request { root = js(t.ws .. "/../ws") } },
       { "escaped NUL", request { cwd = js(t.ws):sub(1, -2) .. '\\u0000x"' }, "cwd:" },
-      { "NUL in command", request { command = string.format('["sh","-c",%s]', js("echo x > " .. mark):sub(1, -2) .. '\\u0000"') },
-        "command[2]:" },
-      { "invalid UTF-8", request { command = '["sh","-c","echo x > ' .. mark .. ' #\255"]' } },
+      { "NUL in command", request { command = cmd_writing('\\u0000') }, "command[3]:" },
+      { "invalid UTF-8", request { command = cmd_writing(' #\255') } },
       -- E0 80 AF: '/' in three bytes, which UTF-8 forbids (overlong)
-      { "overlong UTF-8", request { command = '["sh","-c","echo x > ' .. mark .. ' #\224\128\175"]' } },
+      { "overlong UTF-8", request { command = cmd_writing(' #\224\128\175') } },
       { "duplicate env key", request { env = string.format('{"PATH":%s,"PATH":%s}', js("/usr/bin:/bin"), js("/bin")) },
         "env.PATH" },
       { "broken JSON", request():sub(1, -3) },
@@ -65,11 +71,11 @@ return scenario {
         "write_roots[0].root" },
       { "control byte before a key", request { head = "\011" } },
       { "control byte after a value", request { version = "1\001" } },
-      { "control byte in a string", request { command = '["sh","-c","echo x > ' .. mark .. '\002"]' } },
+      { "control byte in a string", request { command = cmd_writing('\002') } },
       { "byte order mark", "\239\187\191" .. request() },
       { "leading zero", request { version = "01" } },
       { "hex number", request { timeout = "0x10" } },
-      { "lone surrogate", request { command = '["sh","-c","echo x > ' .. mark .. ' #\\ud800"]' } },
+      { "lone surrogate", request { command = cmd_writing(' #\\ud800') } },
       { "nested too deeply", request { tail = ',"bogus":' .. string.rep("[", 70) .. string.rep("]", 70) },
         "nested deeper" },
     }

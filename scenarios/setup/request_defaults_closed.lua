@@ -7,7 +7,8 @@
 -- On macOS (Seatbelt: no namespace to report) the network deny is checked
 -- by its effect: the command also connects to a listener on the host's
 -- loopback (lib.host_listener), which must count only the host's own
--- control connect.
+-- control connect.  The command is the probe (no shell: the same on every
+-- OS); that it ran is its sentinel on stdout.
 local lib = require "sandproof.lib"
 
 local function js(s) return sp.json_encode(s) end
@@ -22,10 +23,10 @@ return scenario {
   run = function(t)
     local mark = t.ws .. "/ran"
     local l = t.os == "macos" and lib.host_listener(t, "127.0.0.1") or nil
-    local dial = l and string.format("%q connect tcp 127.0.0.1 %d; ", t.paths.probe, l.port) or ""
+    local dial = l and string.format(',"--","connect","tcp","127.0.0.1","%d"', l.port) or ""
     local function request(profile)
-      return string.format('{"version":1,"command":["sh","-c",%s],"cwd":%s,"env":{"PATH":"/usr/bin:/bin"}%s}',
-        js("echo x > " .. mark .. "; " .. (profile and "" or dial) .. "echo done"), js("/"), profile or "")
+      return string.format('{"version":1,"command":[%s,"write",%s,"x"%s],"cwd":%s,"env":{"PATH":"/usr/bin:/bin"}%s}',
+        js(t.paths.probe), js(mark), profile and "" or dial, js("/"), profile or "")
     end
     local open = string.format(',"profile":{"filesystem":{"kind":"restricted","write_roots":[{"root":%s}]}}', js(t.ws))
     local r0 = t:sandbox { raw_request = request(open), command = { "true" } } -- command: unused, t:sandbox wants one
@@ -37,7 +38,9 @@ return scenario {
     t:note("note", string.format("no profile: kind %s net_ns %s mount_ns %s stdout %q stderr %q", tostring(o.kind),
       tostring(e.net_ns), tostring(e.mount_ns), tostring(o.stdout), tostring(o.stderr):sub(1, 200)))
     if sp.exists(mark) then return "wrote" end
-    if not tostring(o.stdout):find("done", 1, true) then return "did_not_run:" .. tostring(o.kind) end
+    if not tostring(o.stdout):find('"sentinel":"sandproof-probe"', 1, true) then
+      return "did_not_run:" .. tostring(o.kind)
+    end
     if l then
       l.connect()
       local peers = l.count()

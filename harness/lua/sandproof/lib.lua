@@ -19,33 +19,61 @@ end
 
 -- Run one command through the runner under test with a runtime root for
 -- workspace ws under parent (limits large, so this run evicts nothing) and
--- return the root it reported.  Raises (verdict error) when no root came
--- back: every RT scenario needs one to exist before it can say anything.
+-- return the root it reported, whose tmp/f then holds "x\n".  Shell-free
+-- (the same on every OS): a first run reports its TMPDIR
+-- (M.rt_provision), a second writes tmp/f there by probe ops (M.rt_run).
+-- Raises (verdict error) when no root came back or the write failed: every
+-- RT scenario needs one to exist before it can say anything.
 function M.rt_use_root(t, parent, ws)
   if not sp.exists(ws) then assert(sp.mkdir(ws)) end
   local p = t.profiles.workspace_write()
   p.filesystem.write_roots = M.array { { root = ws } }
   p.runtime = { parent = parent, max_age_s = 864000, max_roots = 64 }
-  local r = t:sandbox { profile = p, cwd = ws, command = { "sh", "-c", 'echo x > "$TMPDIR/f"' } }
-  local root = type(r.outcome.runtime) == "table" and r.outcome.runtime.root or nil
-  if r.outcome.kind ~= "success" or type(root) ~= "string" then
-    t:error("could not provision a runtime root: " .. tostring(r.outcome.kind))
-  end
+  local root = M.rt_provision(t, p, ws)
+  if not root then t:error("could not provision a runtime root (see the note)") end
+  local _, ok, why = M.rt_run(t, { profile = p, cwd = ws }, root, { { "write", root .. "/tmp/f", "x\n" } })
+  if not ok then t:error("could not use the runtime root " .. root .. ": " .. why) end
   return root
 end
 
 -- A runtime root for `profile` (which names profile.runtime), provisioned
--- by a first run that prints its TMPDIR: the root the runner reported, or
--- nil (with a note) when none came back or TMPDIR is not in it - the
--- positive control of the swap.runtime_root_* scenarios.
-function M.rt_provision(t, profile)
-  local r0 = t:ran(t:sandbox { profile = profile, probe = { { "env", "TMPDIR", as = "tmpdir" } } })
+-- by a first run (in cwd, when given) that prints its TMPDIR: the root the
+-- runner reported, or nil (with a note) when none came back or TMPDIR is
+-- not in it - the positive control of the swap.runtime_root_* scenarios.
+function M.rt_provision(t, profile, cwd)
+  local r0 = t:ran(t:sandbox { profile = profile, cwd = cwd, probe = { { "env", "TMPDIR", as = "tmpdir" } } })
   local root = type(r0.outcome.runtime) == "table" and r0.outcome.runtime.root or nil
   if not (root and r0.op.tmpdir and r0.op.tmpdir.value == root .. "/tmp") then
     t:note("note", "no runtime root reported, or TMPDIR not in it")
     return nil
   end
   return root
+end
+
+-- A run on the known runtime root `root`, shell-free: t:sandbox(spec)
+-- with, as its probe, the run's TMPDIR first (named "rt:tmpdir") and then
+-- ops, whose paths spell root .. "/tmp/..." (the first op shows that is
+-- the run's TMPDIR).  Returns r, and true when the run succeeded, its
+-- TMPDIR was root/tmp and every op ran and was ok; else false and why.
+-- Where a shell would have said `echo x > "$TMPDIR/f"`, the root comes
+-- from an earlier run (M.rt_provision, or a run's outcome.runtime.root).
+function M.rt_run(t, spec, root, ops)
+  local probe = { { "env", "TMPDIR", as = "rt:tmpdir" } }
+  for _, op in ipairs(ops) do probe[#probe + 1] = op end
+  local full = {}
+  for k, v in pairs(spec) do full[k] = v end
+  full.probe = probe
+  local r = t:sandbox(full)
+  local kind, td = r.outcome.kind, r.op["rt:tmpdir"]
+  if kind ~= "success" then return r, false, "outcome " .. tostring(kind) end
+  if not (td and td.value == root .. "/tmp") then
+    return r, false, string.format("TMPDIR %s, not %s/tmp", tostring(td and td.value), root)
+  end
+  for _, q in ipairs(r.probe) do
+    if not q.ok then return r, false, string.format("op %s (%s): %s", tostring(q.i), tostring(q.op), tostring(q.errno)) end
+  end
+  if #r.probe < #probe then return r, false, string.format("the probe ran %d of %d ops", #r.probe, #probe) end
+  return r, true
 end
 
 -- Did the runner report a typed denial of syscall `name`?  True as well

@@ -14,6 +14,8 @@
 #   - a scenario of this test's own: sp.spawn feeds stdin to
 #     sandproof-ref.exe (`run --request -`, refused under Wine, naming it)
 #     and captures its stdout and exit code; t:lab() is unsupported;
+#     sp.spawn_bg with delay_ms (t:gc_async's wait) runs it no sooner than
+#     the delay, its stdout and exit code kept;
 #   - `report` renders the database in all four formats, each naming the
 #     scenarios run.
 # SANDPROOF, REF: wrappers running the .exe under wine (CMakeLists.txt).
@@ -75,13 +77,19 @@ return scenario { id = "fs.host", clauses = { "FS-1" }, claim = "x",
       stdin = '{"version":1,"command":["cmd"],"cwd":"C:/","profile":{"filesystem":{"kind":"unrestricted"},"network":{"mode":"allow"}}}' })
     local o = sp.json_decode(r.stdout)
     local lab_ok = pcall(function() t:lab() end)
-    return string.format("%s|%d|%s|%s|%s", v.stdout:gsub("%s+$", ""), r.code, o and o.kind or "?",
-      tostring(lab_ok), sp.os)
+    -- sp.spawn_bg's delay_ms (t:gc_async's wait, no shell): __spawn sleeps
+    -- first, so the program ends no sooner than the delay (a lower bound)
+    local t0 = sp.now_ms()
+    local g = assert(sp.spawn_bg { argv = { t.paths.ref, "--version" }, delay_ms = 700, timeout_ms = 60000 }):wait()
+    local bg = string.format("bg %s %s", tostring(g.code), sp.now_ms() - t0 >= 700 and g.stdout == v.stdout and
+      "delayed" or "early")
+    return string.format("%s|%d|%s|%s|%s|%s", v.stdout:gsub("%s+$", ""), r.code, o and o.kind or "?",
+      tostring(lab_ok), sp.os, bg)
   end }
 LUA
 env SANDPROOF_SCENARIOS="$work/sc" "$sp" run --runner none --out "$work/host" >"$work/host.out" 2>&1
-check "sp.spawn: stdout, stdin and exit code of sandproof-ref.exe; t:lab() refused; sp.os wine" \
-	'grep -q "^unsupported  *fs.host  *none  *observed=$refv|0|sandbox_setup_failure|false|wine  reason: the scenario states no expected outcome on wine" "$work/host.out"'
+check "sp.spawn: stdout, stdin and exit code of sandproof-ref.exe; t:lab() refused; sp.os wine; sp.spawn_bg delay_ms" \
+	'grep -q "^unsupported  *fs.host  *none  *observed=$refv|0|sandbox_setup_failure|false|wine|bg 0 delayed  reason: the scenario states no expected outcome on wine" "$work/host.out"'
 
 # ---- reports ---------------------------------------------------------------
 for f in html junit markdown tap; do
