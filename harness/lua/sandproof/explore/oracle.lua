@@ -199,10 +199,12 @@ end
 -- PROC-5/PROC-9 (residue), judged on the host after the runner returned:
 -- the harness counts the processes of the run still alive then
 -- (r.harness_killed: its subreaper's descendants, killed by it through
--- pidfds verified against their start time, never by name).  A background
--- process that left the harness's tree is looked for by its command line,
--- which holds the program's own pidfile path (unique to this context);
--- one found is killed by pid once /proc/PID/cmdline still holds that path.
+-- pidfds verified against their start time, never by name; an adapter may
+-- leave them alive).  Then a background process still alive (left alive by
+-- the adapter, or outside the harness's tree) is looked for by its command
+-- line, which holds the program's own pidfile path (unique to this
+-- context); one found is residue too, and is killed by pid once
+-- /proc/PID/cmdline still holds that path (never by name).
 local function residue(t, probe, r)
   local out, n = {}, tonumber(r.harness_killed) or 0
   if n > 0 then
@@ -214,8 +216,8 @@ local function residue(t, probe, r)
       local c = sp.census { marker = op[2] }
       for _, line in ipairs(c.processes or {}) do
         local pid = line:match("^pid (%d+) ")
-        t:note("census", "alive after the run, outside the harness's tree: " .. line)
-        out[#out + 1] = "a background process left the run's process tree"
+        t:note("census", "alive after the run and the harness's sweep: " .. line)
+        out[#out + 1] = "a background process still alive after the run"
         if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(op[2], 1, true) then
           sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
         end
