@@ -8,8 +8,10 @@
 -- visible outside) and every path the policy or the contract protects
 -- (META names, a read-only subpath or deny_write path), by existence, type,
 -- identity (inode, link count) and content.  It also checks that no read
--- returned a secret (a deny_read file's, the hidden outside's) and that no
--- lab listener was reached.  Returns the observed outcome: "confined",
+-- returned a secret (a deny_read file's, the hidden outside's), that no
+-- lab listener was reached under network deny, that the probe got no
+-- socket of a family NET-5 forbids and no io_uring, and that no process of
+-- the run outlived it (residue).  Returns the observed outcome: "confined",
 -- "control_failed", or "<class>: <what>" (escape first), and the list of
 -- every violation seen { class, what }.
 local sp = require "sp"
@@ -213,8 +215,9 @@ local function residue(t, probe, r)
   end
   for _, op in ipairs(probe) do
     if op[1] == "spawn_daemon" then
-      local c = sp.census { marker = op[2] }
-      for _, line in ipairs(c.processes or {}) do
+      local c, err = sp.census { marker = "spawn_daemon " .. op[2] }
+      if not c then t:error("census: " .. tostring(err)) end
+      for _, line in ipairs(c.processes) do
         local pid = line:match("^pid (%d+) ")
         t:note("census", "alive after the run and the harness's sweep: " .. line)
         out[#out + 1] = "a background process still alive after the run"
