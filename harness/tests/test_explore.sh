@@ -117,6 +117,95 @@ EOT
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
 check 'grep -q "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log" && grep -q "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log"' "an unreported blocked creation is a reporting violation: $(grep fs.honesty "$tmp/hon.log" | head -c 400)"
 
+# ---- NET-5 and residue: judged from the probe's result and the host's process table ----
+# sockets of forbidden families and io_uring (the probe's own result inside
+# the sandbox), a background process (the harness's count of processes
+# alive after the runner returned); raw and packet sockets need root even
+# unconfined (CAP_NET_RAW), so only root tries them
+mkdir -p "$tmp/nr/fs"
+j=0
+nr_attack() { # program (Lua table text)
+	j=$((j + 1))
+	cat >"$tmp/nr/fs/n$j.lua" <<EOT
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.nr_$j", clauses = { "NET-5", "PROC-5" }, claim = "attack $j is confined",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape", ["residue*"] = "residue" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, $1)) end,
+}
+EOT
+}
+nr_attack '{ seed = 1, policy = {}, ops = { { "socket", "vsock", "stream" } } }'
+nr_attack '{ seed = 2, policy = {}, ops = { { "socket", "netlink", "raw", "9" } } }'
+nr_attack '{ seed = 3, policy = { { kind = "network", name = "allow" } }, ops = { { "io_uring" } } }'
+nr_attack '{ seed = 4, policy = {}, ops = { { "spawn_daemon", "ws/b" } } }'
+if [ "$(id -u)" -eq 0 ]; then
+	nr_attack '{ seed = 5, policy = {}, ops = { { "socket", "packet", "dgram" } } }'
+	nr_attack '{ seed = 6, policy = {}, ops = { { "socket", "raw" } } }'
+fi
+# permitted families, and lab hits under network=allow (NET-3): no violation
+cat >"$tmp/nr/fs/ok.lua" <<'EOT'
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.nr_permitted", clauses = { "NET-3", "NET-5" }, claim = "permitted sockets and a lab reached under allow are no violation",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape", ["residue*"] = "residue" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, { seed = 7, policy = { { kind = "network", name = "allow" } },
+    ops = { { "socket", "inet", "stream" }, { "socket", "inet6", "dgram" }, { "socket", "unix", "stream" },
+            { "socket", "netlink", "raw", "0" }, { "connect", "tcp", "127.0.0.1", "$tcp" } } })) end,
+}
+EOT
+SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
+nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
+np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
+check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring and daemon attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
+check '[ "$np" -eq $j ]' "and none of them against ref (confined: $np): $(grep 'fs.nr_[0-9]* .* ref' "$tmp/nr.log" | grep -v '^pass' | head -c 600)"
+reached=$(sqlite3 "$tmp/nr-out/linux.sqlite" "select count(*) from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.nr_permitted' and e.body like '%connect ok%'" 2>&1)
+check 'grep -q "^pass .*fs.nr_permitted .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_permitted .* ref .*observed=confined" "$tmp/nr.log" && [ "$reached" = 2 ]' "permitted sockets, and the lab reached under network=allow, are no violation (connects that reached: $reached): $(grep fs.nr_permitted "$tmp/nr.log" | head -c 300)"
+
+# a daemon the adapter leaves alive (kill_leftovers off): residue, found by
+# its pidfile path in its command line and killed by pid by the oracle; the
+# scenario looks for it right after the oracle (the scenario's own process
+# is swept when it ends, so only a look from inside shows the kill)
+mkdir -p "$tmp/k/runners" "$tmp/kd/fs"
+ln -s "$here/../lua" "$tmp/k/lua"
+cp "$here/../runners/none.lua" "$tmp/k/runners/none.lua"
+cat >"$tmp/k/runners/none_keep.lua" <<'EOT'
+local none = require "none"
+local M = setmetatable({ name = "none_keep" }, { __index = none })
+function M.sandbox(t, spec)
+  if not t._ctx.lab then t:lab() end
+  local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = { "PATH=/usr/bin:/bin" },
+                      timeout_ms = 20000, private_mounts = true, kill_leftovers = false }
+  return { outcome = { kind = r.code == 0 and "success" or "application_failure",
+                       exit = { code = r.code }, stdout = r.stdout, stderr = r.stderr, denials = {} },
+           harness_killed = r.leftovers }
+end
+return M
+EOT
+cat >"$tmp/kd/fs/kd.lua" <<'EOT'
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.nr_kept", clauses = { "PROC-5" }, claim = "a daemon left alive is residue and killed",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["residue*"] = "residue", still_alive = "residue" }, control = "fs.workspace_writable",
+  run = function(t)
+    local o = oracle.run(t, { seed = 4, policy = {}, ops = { { "spawn_daemon", "ws/b" } } })
+    sp.sleep_ms(200)
+    local left = sp.census { marker = "spawn_daemon " .. t.ws .. "/b" }
+    if #left.processes > 0 then return "still_alive" end
+    return o
+  end,
+}
+EOT
+env SANDPROOF_HARNESS_DIR="$tmp/k" SANDPROOF_SCENARIOS="$tmp/kd" "$sp" run --runner none_keep --out "$tmp/kd-out" >"$tmp/kd.log" 2>&1
+ev=$(sqlite3 "$tmp/kd-out/linux.sqlite" "select count(*) from evidence where body like 'alive after the run and the harness''s sweep: pid %'" 2>&1)
+check 'grep -q "^fail .*fs.nr_kept .* none_keep .*observed=residue: a process of the run alive after the runner returned" "$tmp/kd.log" && [ "$ev" = 1 ]' "a daemon left alive by the adapter is residue, found by the census (evidence: $ev) and killed by pid by the oracle: $(grep fs.nr_kept "$tmp/kd.log" | head -c 300)"
+
 # ---- explore against none: found, shrunk, written, replayed --------------------------
 "$sp" explore --runner none --budget 6 --seed 5 --out "$tmp/n" >"$tmp/n.log" 2>&1
 st=$?
@@ -153,9 +242,7 @@ check '[ "$pr" = 25 ]' "the run is recorded with its summary ($pr programs)"
 (ulimit -n 64 && "$sp" explore --runner ref --budget 40 --seed 3 --out "$tmp/fd") >"$tmp/fd.log" 2>&1
 st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref: 40 programs .* 0 untested, 0 errors" "$tmp/fd.log"' "40 programs under ulimit -n 64, none failing to run (exit $st: $(tail -2 "$tmp/fd.log"))"
-# (ref needs more descriptors for eight write roots than 64: it refuses
-# such a launch at setup, EMFILE, and the driver says so and runs each alone)
-check 'grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*sandbox_setup_failure)" "$tmp/fd.log"' "a launch of several programs that failed is said, its programs run alone: $(grep 'launches of several' "$tmp/fd.log")"
+
 "$sp" report "$tmp/r/linux-explore.sqlite" --format markdown -o "$tmp/r.md" >/dev/null 2>&1
 check 'grep -q "^### Explore runs" "$tmp/r.md" && grep -q "^|#1|ref|3|25|" "$tmp/r.md"' "the report has an explore section with the run: $(grep '^|#1|ref' "$tmp/r.md")"
 "$sp" report "$tmp/n/linux-explore.sqlite" --format html -o "$tmp/n.html" >/dev/null 2>&1
@@ -165,17 +252,17 @@ check 'grep -q "<h2>Explore runs</h2>" "$tmp/n.html"' "and so has the HTML repor
 # none is deterministic: the same seed finds the same violations (program,
 # seed, outcome) whether its programs run alone or eight to a launch
 for b in 1 8; do
-	"$sp" explore --runner none --budget 24 --seed 7 --no-shrink --batch $b --out "$tmp/b$b" >"$tmp/b$b.log" 2>&1
+	"$sp" explore --runner none --budget 80 --seed 8 --no-shrink --batch $b --out "$tmp/b$b" >"$tmp/b$b.log" 2>&1
 	grep "^violation" "$tmp/b$b.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/b$b.v"
 done
-check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v"' "batched and alone find the same violations against none ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
-check 'grep -q " 24 launches" "$tmp/b1.log" && grep -q " [1-9] launches" "$tmp/b8.log"' "alone: a launch a program; batched: fewer ($(grep -o '[0-9]* launches' "$tmp/b1.log") / $(grep -o '[0-9]* launches' "$tmp/b8.log"))"
+check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v" && grep -q "residue: " "$tmp/b8.v"' "batched and alone find the same violations against none, residue among them ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
+check 'grep -q " 80 launches" "$tmp/b1.log" && grep -q " [1-7][0-9] launches" "$tmp/b8.log"' "alone: a launch a program; batched: fewer ($(grep -o '[0-9]* launches' "$tmp/b1.log") / $(grep -o '[0-9]* launches' "$tmp/b8.log"))"
 # two worker processes (--jobs 2) run the same programs between them: the
 # same violations, one summary
-"$sp" explore --runner none --budget 24 --seed 7 --no-shrink --jobs 2 --out "$tmp/j2" >"$tmp/j2.log" 2>&1
+"$sp" explore --runner none --budget 80 --seed 8 --no-shrink --jobs 2 --out "$tmp/j2" >"$tmp/j2.log" 2>&1
 st=$?
 grep "^violation" "$tmp/j2.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/j2.v"
-check '[ $st -eq 1 ] && cmp -s "$tmp/b8.v" "$tmp/j2.v" && grep -q "^explore none: 24 programs" "$tmp/j2.log"' "--jobs 2 finds the same violations in the same 24 programs (exit $st; $(diff "$tmp/b8.v" "$tmp/j2.v" | head -c 300); $(tail -1 "$tmp/j2.log" | head -c 120))"
+check '[ $st -eq 1 ] && cmp -s "$tmp/b8.v" "$tmp/j2.v" && grep -q "^explore none: 80 programs" "$tmp/j2.log"' "--jobs 2 finds the same violations in the same 80 programs (exit $st; $(diff "$tmp/b8.v" "$tmp/j2.v" | head -c 300); $(tail -1 "$tmp/j2.log" | head -c 120))"
 jw=$(sqlite3 "$tmp/j2/linux-explore.sqlite" "select json_extract(env_json, '$.explore.workers') || ':' || (select count(*) from result where verdict = 'fail') from run where filter = 'explore'" 2>&1)
 check '[ "$jw" = "2:$(wc -l <"$tmp/j2.v")" ]' "one run recorded with both workers' violations ($jw)"
 # ref stops the sandbox when a protected name is created (META-3): the
@@ -197,14 +284,28 @@ function M.sandbox(t, spec)
 end
 return M
 EOT
-env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchbug --budget 24 --seed 3 --out "$tmp/bb" >"$tmp/bb.log" 2>&1
+env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchbug --budget 40 --seed 5 --out "$tmp/bb" >"$tmp/bb.log" 2>&1
 st=$?
 nu=$(grep -c "seen in a launch of [0-9]* programs; the program run alone: confined: not shrunk, no scenario" "$tmp/bb.log")
 check '[ $st -eq 1 ] && [ "$nu" -ge 1 ] && [ ! -e "$tmp/bb/found" ]' "a violation only a batched launch shows: exit 1, recorded as not reproduced alone, no scenario (exit $st, $nu such: $(grep -m1 -A1 '^violation' "$tmp/bb.log" | head -c 300))"
 nd=$(sqlite3 "$tmp/bb/linux-explore.sqlite" "select count(*) from result where scenario_id like 'fs.found_unreproduced_%' and verdict = 'fail'" 2>/dev/null)
 check '[ "$nd" = "$nu" ]' "each in the database ($nd)"
-env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchbug --budget 24 --seed 3 --batch 1 --out "$tmp/bb1" >"$tmp/bb1.log" 2>&1
+env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchbug --budget 40 --seed 5 --batch 1 --out "$tmp/bb1" >"$tmp/bb1.log" 2>&1
 check '[ $? -eq 0 ]' "and none with --batch 1: $(tail -1 "$tmp/bb1.log" | head -c 200)"
+# ref_batchfail fails every launch of several programs (no outcome, as a
+# runner that dies): said, and each of its programs run alone
+cat >"$tmp/h/runners/ref_batchfail.lua" <<'EOT'
+local ref = require "ref"
+local M = setmetatable({ name = "ref_batchfail" }, { __index = ref })
+function M.sandbox(t, spec)
+  if #spec.profile.filesystem.write_roots > 1 then return { outcome = { kind = "runner_failed" } } end
+  return ref.sandbox(t, spec)
+end
+return M
+EOT
+env SANDPROOF_HARNESS_DIR="$tmp/h" "$sp" explore --runner ref_batchfail --budget 16 --seed 5 --out "$tmp/bf" >"$tmp/bf.log" 2>&1
+st=$?
+check '[ $st -eq 0 ] && grep -q "^explore ref_batchfail: 16 programs .* 0 untested, 0 errors" "$tmp/bf.log" && grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*runner_failed)" "$tmp/bf.log"' "a launch of several programs that failed is said, its programs run alone and judged (exit $st: $(tail -2 "$tmp/bf.log" | head -c 400))"
 
 # ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
 "$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &

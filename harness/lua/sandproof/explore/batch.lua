@@ -45,8 +45,13 @@ function M.listeners(prog)
   return 0
 end
 
--- The launch a program needs: programs of one batch share it.
+-- The launch a program needs: programs of one batch share it.  One that
+-- starts a daemon runs alone: what is left alive after a launch is judged
+-- for the program that left it (oracle, residue).
 function M.launch_key(prog)
+  for _, op in ipairs(prog.ops) do
+    if op[1] == "spawn_daemon" then return "alone:" .. prog.seed end
+  end
   for _, e in ipairs(prog.policy) do
     if e.kind == "network" then return "network=" .. e.name end
   end
@@ -114,6 +119,12 @@ function M.run(t, progs)
   local r = t:sandbox { profile = p, cwd = us[1].ws, probe = probe,
                         timeout_ms = oracle.TIMEOUT_MS * #progs }
   t:ran(r)
+  -- processes the launch left alive (killed by the harness) belong to no
+  -- one program: the caller runs each alone, where residue is judged
+  if (tonumber(r.harness_killed) or 0) > 0 then
+    error({ sp_error = string.format("the launch left %s processes alive: its programs run alone",
+                                     tostring(r.harness_killed)) }, 0)
+  end
   local out = {}
   for i, u in ipairs(us) do
     local own, done, started = results_of(r, sts[i].base, #sts[i].probe)

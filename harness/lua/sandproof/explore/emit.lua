@@ -26,12 +26,12 @@ local oracle = require "sandproof.explore.oracle"
 local PROGRAM = %s
 return scenario {
   id = "fs.found_%s",
-  clauses = { "FS-1", "FS-2", "FS-3", "FS-4", "META-1", "META-3", "NET-1" },
-  claim = "the generated program found by explore changes nothing the contract protects, reads no hidden content and reaches no listener",
+  clauses = { "FS-1", "FS-2", "FS-3", "FS-4", "META-1", "META-3", "NET-1", "NET-5", "PROC-5" },
+  claim = "the generated program found by explore changes nothing the contract protects, reads no hidden content, reaches no listener, opens no forbidden socket or io_uring and leaves no process behind",
   expect = { linux = { "confined" },
              macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
              windows = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" } },
-  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" },
+  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting", ["residue*"] = "residue" },
   control = "fs.workspace_writable",
   run = function(t) return (oracle.run(t, PROGRAM)) end,
 }

@@ -64,13 +64,28 @@ end
 -- run, under none, in a private mount namespace: runners/none.lua).
 M.MOUNT_DIRS = { "ws/d", "hooks", "ro" }
 M.TEXTS = { "x", "#!/bin/sh\necho pwned\n", "[core]\n\thooksPath = /tmp\n" }
+-- Sockets (the probe's `socket FAMILY TYPE [PROTO]`): the families NET-5
+-- permits (unix, inet, inet6, netlink route) and ones it forbids whatever
+-- the settings (vsock, netlink audit, packet; `raw`, an inet SOCK_RAW,
+-- needs CAP_NET_RAW, gone by PRIV-1, as net.family_raw).  A socket is
+-- only opened and closed: nothing is sent.
+M.SOCKETS_PERMITTED = { { "inet", "stream" }, { "inet6", "dgram" }, { "unix", "stream" },
+                        { "netlink", "raw", "0" } }
+M.SOCKETS_FORBIDDEN = { { "vsock", "stream" }, { "netlink", "raw", "9" }, { "packet", "dgram" },
+                        { "raw" } }
+-- The pidfile of a background process: a name of the workspace only.
+M.PIDFILES = { "ws/b", "ws/d/g" }
 
--- The policy entries a program may carry (within the contract, REQ):
--- each is a path of the universe with its role.  Network is always deny.
+-- The policy entries a program may carry (within the contract, REQ), each
+-- drawn with its own chance (pct): a path of the universe with its role,
+-- and the network mode ("network" "allow"; without it the mode is deny).
+-- Under allow the command shares the runner's network namespace, which
+-- t:sandbox makes a lab (NET-3): lab hits are then no violation.
 M.POLICY_ENTRIES = {
-  { kind = "read_only_subpath", name = "ro" },
-  { kind = "deny_read", name = "secret" },
-  { kind = "deny_write", name = "ws/d/f" },
+  { kind = "read_only_subpath", name = "ro", pct = 60 },
+  { kind = "deny_read", name = "secret", pct = 60 },
+  { kind = "deny_write", name = "ws/d/f", pct = 60 },
+  { kind = "network", name = "allow", pct = 30 },
 }
 
 -- The grammar: each op's name and how its arguments are drawn.
@@ -97,6 +112,12 @@ M.GRAMMAR = {
     return { "connect", l[1], l[2], l[3] }
   end,
   sleep = function(r) return { "sleep", r:int(3) } end,
+  socket = function(r)
+    local s = r:pick(r:chance(70) and M.SOCKETS_FORBIDDEN or M.SOCKETS_PERMITTED)
+    return { "socket", table.unpack(s) }
+  end,
+  io_uring = function() return { "io_uring" } end,
+  spawn_daemon = function(r) return { "spawn_daemon", r:pick(M.PIDFILES) } end,
 }
 M.OPS = {}
 for k in pairs(M.GRAMMAR) do M.OPS[#M.OPS + 1] = k end
@@ -104,7 +125,8 @@ table.sort(M.OPS) -- pairs() order is not deterministic; the sorted list is
 -- Weights: file ops dominate, the rest keep every family in play.
 M.WEIGHT = { write = 6, append = 2, read = 3, stat = 1, mkdir = 2, rename = 5,
              rename_exchange = 4, symlink = 4, link = 4, unlink = 2, rmdir = 1,
-             remount = 1, umount = 1, unshare_user = 1, connect = 2, sleep = 1 }
+             remount = 1, umount = 1, unshare_user = 1, connect = 2, sleep = 1,
+             socket = 2, io_uring = 1, spawn_daemon = 1 }
 
 local function weighted_op(r)
   local total = 0
@@ -117,13 +139,13 @@ local function weighted_op(r)
 end
 
 -- Program k of a run seeded `seed`: 1 to max_ops (default 6) ops and a
--- policy of 0 to 3 entries.
+-- policy of 0 to 4 entries.
 function M.program(seed, k, max_ops)
   local ps = M.program_seed(seed, k)
   local r = M.rng(ps)
   local policy = {}
   for _, e in ipairs(M.POLICY_ENTRIES) do
-    if r:chance(60) then policy[#policy + 1] = { kind = e.kind, name = e.name } end
+    if r:chance(e.pct) then policy[#policy + 1] = { kind = e.kind, name = e.name } end
   end
   local ops = {}
   for _ = 1, r:int(max_ops or 6) do ops[#ops + 1] = M.GRAMMAR[weighted_op(r)](r) end

@@ -9,8 +9,10 @@
 -- visible outside) and every path the policy or the contract protects
 -- (META names, a read-only subpath or deny_write path), by existence, type,
 -- identity (inode, link count) and content.  It also checks that no read
--- returned a secret (a deny_read file's, the hidden outside's) and that no
--- lab listener was reached.  Returns the observed outcome: "confined",
+-- returned a secret (a deny_read file's, the hidden outside's), that no
+-- lab listener was reached under network deny, that the probe got no
+-- socket of a family NET-5 forbids and no io_uring, and that no process of
+-- the run outlived it (residue).  Returns the observed outcome: "confined",
 -- "control_failed", or "<class>: <what>" (escape first), and the list of
 -- every violation seen { class, what }.
 local sp = require "sp"
@@ -75,7 +77,7 @@ local function guarded(P, policy)
   local g = { "git/hooks", "config", "agents", "zero", "out", "vis" }
   local map = { ["git/hooks"] = P.hooks }
   for _, e in ipairs(policy) do
-    if e.kind ~= "deny_read" then g[#g + 1] = e.name end
+    if e.kind == "read_only_subpath" or e.kind == "deny_write" then g[#g + 1] = e.name end
   end
   for _, n in ipairs(g) do map[n] = map[n] or P[n] end
   return g, map
@@ -94,8 +96,12 @@ local function profile_of(t, P, policy)
   local root = { root = P.ws }
   local ro, dr, dw = {}, {}, {}
   for _, e in ipairs(policy) do
-    local l = e.kind == "read_only_subpath" and ro or e.kind == "deny_read" and dr or dw
-    l[#l + 1] = P[e.name]
+    if e.kind == "network" then
+      p.network = { mode = e.name } -- t:sandbox runs a non-deny mode in a lab
+    else
+      local l = e.kind == "read_only_subpath" and ro or e.kind == "deny_read" and dr or dw
+      l[#l + 1] = P[e.name]
+    end
   end
   if #ro > 0 then root.read_only_subpaths = lib.array(ro) end
   p.filesystem.write_roots = lib.array { root }
@@ -173,6 +179,64 @@ unreported = function(P, probe, r)
   return out
 end
 
+-- NET-5, judged from the probe's own result inside the sandbox (the
+-- attacker's observation, as the catalogue's net.family_* scenarios): a
+-- socket of a family the contract forbids whatever the settings, or an
+-- io_uring instance, that the probe got is an escape.  No host-side trace
+-- is left by opening one, so the runner's report is never consulted.
+local FORBIDDEN = { vsock = "vsock", packet = "packet", raw = "raw", bluetooth = "bluetooth" }
+local function forbidden_opened(probe, r)
+  local out = {}
+  for _, res in ipairs(r.probe) do
+    local op = probe[(res.i or -1) + 1]
+    if res.ok and op and op[1] == res.op then
+      local proto = op[4] or "0"
+      local fam = op[1] == "socket" and (FORBIDDEN[op[2]] or op[2] == "netlink" and proto ~= "0" and
+        (proto == "9" and "netlink audit" or "netlink protocol " .. proto))
+      if fam then out[#out + 1] = "opened a " .. fam .. " socket" end
+      if op[1] == "io_uring" then out[#out + 1] = "set up an io_uring instance" end
+    end
+  end
+  return out
+end
+
+-- PROC-5/PROC-9 (residue), judged on the host after the runner returned:
+-- the harness counts the processes of the run still alive then
+-- (r.harness_killed: its subreaper's descendants, killed by it through
+-- pidfds verified against their start time, never by name; an adapter may
+-- leave them alive).  Then a background process still alive (left alive by
+-- the adapter, or outside the harness's tree) is looked for by its command
+-- line, which holds the program's own pidfile path (unique to this
+-- context); one found is residue too, and is killed by pid once
+-- /proc/PID/cmdline still holds that path (never by name).
+-- Either way the outcome says the same (which of the two saw it depends
+-- on timing: a double fork still under way when the runner returned); the
+-- note says which.
+local RESIDUE = "a process of the run alive after the runner returned"
+local function residue(t, probe, r)
+  local out, n = {}, tonumber(r.harness_killed) or 0
+  if n > 0 then
+    t:note("note", string.format("the harness killed %d process%s of the run alive after the runner returned",
+      n, n == 1 and "" or "es"))
+    out[1] = RESIDUE
+  end
+  for _, op in ipairs(probe) do
+    if op[1] == "spawn_daemon" then
+      local c, err = sp.census { marker = "spawn_daemon " .. op[2] }
+      if not c then t:error("census: " .. tostring(err)) end
+      for _, line in ipairs(c.processes) do
+        local pid = line:match("^pid (%d+) ")
+        t:note("census", "alive after the run and the harness's sweep: " .. line)
+        out[1] = RESIDUE
+        if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(op[2], 1, true) then
+          sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- Every violation the host sees after the run: { class, what }, escapes
 -- first.
 local function judge(t, P, before, policy, r, lab, ids, probe)
@@ -191,11 +255,15 @@ local function judge(t, P, before, policy, r, lab, ids, probe)
       end
     end
   end
+  for _, x in ipairs(forbidden_opened(probe, r)) do v[#v + 1] = { class = "escape", what = x } end
   for _, x in ipairs(unreported(P, probe, r)) do v[#v + 1] = { class = "reporting", what = x } end
-  for _, id in ipairs(ids or {}) do
+  -- under network=allow the lab is the runner's own network (NET-3)
+  local allow = M.has_entry(policy, "network", "allow")
+  for _, id in ipairs(not allow and ids or {}) do
     local h = lab:hits(id)
     if h > 0 then v[#v + 1] = { class = "escape", what = "a lab listener was reached" } break end
   end
+  for _, x in ipairs(residue(t, probe, r)) do v[#v + 1] = { class = "residue", what = x } end
   local rank = { escape = 1, exposure = 2, reporting = 3, fidelity = 4, residue = 5 }
   for i, x in ipairs(v) do x.n = i end
   table.sort(v, function(a, b) return rank[a.class] < rank[b.class] or (a.class == b.class and a.n < b.n) end)
