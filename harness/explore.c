@@ -80,6 +80,10 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 		return explore_usage("--runner is required", NULL);
 	if (!scen_runner_known(p, o->runner))
 		return explore_usage("unknown runner:", o->runner);
+#ifdef _WIN32
+	if (o->jobs > 1)
+		return explore_usage("--jobs above 1 needs fork(), which this platform lacks:", "--jobs");
+#endif
 	if (!budget && !time)
 		o->budget = 100;
 	return 0;
@@ -266,7 +270,11 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 		session_close(&ss);
 		return SESSION_EXIT_INTERNAL;
 	}
+#ifdef _WIN32
+	json = explore_drive(p, &o, false);
+#else
 	json = o.jobs > 1 ? explore_jobs_drive(p, &o) : explore_drive(p, &o, false);
+#endif
 	sum = json ? cJSON_Parse(json) : NULL;
 	free(json);
 	if (!sum) {

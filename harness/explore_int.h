@@ -20,7 +20,8 @@ struct explore_opts {
 char *explore_drive(const struct scen_paths *p, const struct explore_opts *o,
 		    bool check_only);
 
-/* Runs the driver in o->jobs worker processes (worker w runs programs
+/* POSIX only (fork; explore_jobs.c is not built for Windows, where --jobs
+ * above 1 is refused).  Runs the driver in o->jobs worker processes (worker w runs programs
  * w, w + jobs, ...; each prints its own violations, a line at a time) and
  * merges their summaries (driver.merge_json); NULL after printing why.
  * An interrupt (scen_interrupt_install) is passed on to every worker,
