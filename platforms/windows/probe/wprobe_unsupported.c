@@ -6,8 +6,21 @@
  * arguments are counted, not parsed. */
 #include "wprobe.h"
 
+/* group N (harness/probe/README.md): no fork here, so its N operations
+ * are skipped, never run unisolated in the probe itself, and the group
+ * gives the typed unsupported answer. */
+static void wprobe_op_group(struct probe_ctx *ctx, char **a, int n, struct probe_res *res)
+{
+	long long cnt = 1, last = ctx->group_end ? ctx->group_end : ctx->ncalls;
+
+	probe_parse_ll(a[0], 1, 1000000, &cnt);
+	ctx->next = (int)(ctx->index + 1 + cnt < last ? ctx->index + 1 + cnt : last);
+	probe_op_unsupported(ctx, a, n, res);
+}
+
 #define U(name, lo, hi, usage) {name, lo, hi, usage, NULL, probe_op_unsupported}
 const struct probe_op wprobe_unsupported_ops[] = {
+	{"group", 1, 1, "N", NULL, wprobe_op_group},
 	U("rename_exchange", 2, 2, "A B"),
 	U("remount", 1, 1, "PATH"),
 	U("umount", 1, 1, "PATH"),
