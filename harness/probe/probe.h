@@ -115,6 +115,10 @@ int probe_parse_ll(const char *s, long long min, long long max,
 int probe_check_msg(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* probe_args.c: the index a `group` of n operations at ctx->index ends
+ * before (the end of the list or of an enclosing group at the most). */
+int probe_group_end(const struct probe_ctx *ctx, long long n);
+
 /* probe_args.c: the whole command line (see probe.c): validates every
  * operation against the tables, calls probe_os_begin, prints the sentinel,
  * runs the operations in order and returns the exit status (0, or 2 for a

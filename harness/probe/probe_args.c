@@ -118,6 +118,13 @@ static int probe_validate(int argc, char **argv, const struct probe_op *const *t
 	return 0;
 }
 
+int probe_group_end(const struct probe_ctx *ctx, long long n)
+{
+	long long last = ctx->group_end ? ctx->group_end : ctx->ncalls;
+
+	return (int)(ctx->index + 1 + n < last ? ctx->index + 1 + n : last);
+}
+
 int probe_cli_main(int argc, char **argv, const struct probe_op *const *tables,
 		   size_t ntables)
 {

@@ -113,8 +113,7 @@ static void probe_op_group(struct probe_ctx *ctx, char **a, int n,
 
 	(void)n;
 	probe_parse_ll(a[0], 1, 1000000, &cnt);
-	long long last = ctx->group_end ? ctx->group_end : ctx->ncalls;
-	int end = (int)(ctx->index + 1 + cnt < last ? ctx->index + 1 + cnt : last);
+	int end = probe_group_end(ctx, cnt);
 
 	ctx->next = end;
 	pid = fork();

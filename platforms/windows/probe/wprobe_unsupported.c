@@ -11,10 +11,10 @@
  * gives the typed unsupported answer. */
 static void wprobe_op_group(struct probe_ctx *ctx, char **a, int n, struct probe_res *res)
 {
-	long long cnt = 1, last = ctx->group_end ? ctx->group_end : ctx->ncalls;
+	long long cnt = 1;
 
 	probe_parse_ll(a[0], 1, 1000000, &cnt);
-	ctx->next = (int)(ctx->index + 1 + cnt < last ? ctx->index + 1 + cnt : last);
+	ctx->next = probe_group_end(ctx, cnt);
 	probe_op_unsupported(ctx, a, n, res);
 }
 
