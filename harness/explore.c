@@ -220,6 +220,12 @@ static void explore_summary(const cJSON *s, const char *db)
 	       jnum(s, "op_pairs"),
 	       jnum(s, "op_pairs_total"), jnum(s, "name_pairs"), jnum(s, "name_pairs_total"),
 	       jnum(s, "shrink_ms") / 1000, db);
+	if (jnum(s, "held") > 0)
+		printf("holds: %.0f programs held at a random path call of the run, %.0f reached it "
+		       "(the workspace exchanged with a symlink to the hidden outside), %.0f of them "
+		       "refused or stopped by the runner before its control write (failed closed, no "
+		       "violation)\n",
+		       jnum(s, "held"), jnum(s, "exchanged"), jnum(s, "failed_closed"));
 	if (jnum(s, "batch_failed") > 0)
 		printf("%.0f launches of several programs failed, their programs then run alone "
 		       "(first: %s)\n", jnum(s, "batch_failed"), jtext(s, "batch_error"));

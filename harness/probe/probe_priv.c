@@ -26,22 +26,56 @@
 #define PROBE_PTRACE_WAIT_MS 2000
 #define PROBE_TIOCSTI_CHAR '#' /* a shell reading it sees a comment */
 
+/* PID is a positive number or @PIDFILE: a file whose first line is the
+ * pid, read when the op runs (a pid known only inside the sandbox, such as
+ * a spawn_daemon's). */
 static int probe_check_pid(char **a, int n, char *msg, size_t len)
 {
 	long long v;
 
 	(void)n;
+	if (a[0][0] == '@' && a[0][1] != '\0')
+		return 0;
 	if (probe_parse_ll(a[0], 1, 0x7fffffff, &v) < 0)
-		return probe_check_msg(msg, len, "PID must be a positive number, not \"%s\"", a[0]);
+		return probe_check_msg(msg, len,
+				       "PID must be a positive number or @PIDFILE, not \"%s\"", a[0]);
 	return 0;
 }
 
 #ifdef SANDPROOF_PROBE_LINUX
-static pid_t probe_pid_arg(const char *s)
+/* The pid argument s (validated by probe_check_pid): 0 after failing res
+ * at step "pidfile" when @PIDFILE cannot be read (its errno) or does not
+ * hold a pid (EINVAL). */
+static pid_t probe_pid_arg(const char *s, struct probe_res *res)
 {
 	long long v = 0;
+	char buf[32], *nl;
+	ssize_t r;
+	int fd;
 
-	probe_parse_ll(s, 1, 0x7fffffff, &v);
+	if (s[0] != '@') {
+		probe_parse_ll(s, 1, 0x7fffffff, &v);
+		return (pid_t)v;
+	}
+	fd = open(s + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		probe_res_fail(res, errno, "pidfile");
+		return 0;
+	}
+	r = read(fd, buf, sizeof(buf) - 1);
+	if (r < 0)
+		probe_res_fail(res, errno, "pidfile");
+	close(fd);
+	if (r < 0)
+		return 0;
+	buf[r] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	if (probe_parse_ll(buf, 1, 0x7fffffff, &v) < 0) {
+		probe_res_fail(res, EINVAL, "pidfile");
+		return 0;
+	}
 	return (pid_t)v;
 }
 
@@ -73,8 +107,11 @@ static void probe_ptrace_attach(pid_t pid, struct probe_res *res)
 static void probe_op_ptrace(struct probe_ctx *ctx, char **a, int n,
 			    struct probe_res *res)
 {
+	pid_t pid = probe_pid_arg(a[0], res);
+
 	(void)ctx, (void)n;
-	probe_ptrace_attach(probe_pid_arg(a[0]), res);
+	if (pid > 0)
+		probe_ptrace_attach(pid, res);
 }
 
 /* The parent is the classic target: typically the sandbox's init or the
@@ -121,14 +158,17 @@ static unsigned long probe_first_readable(pid_t pid)
 static void probe_op_process_vm_readv(struct probe_ctx *ctx, char **a, int n,
 				      struct probe_res *res)
 {
-	pid_t pid = probe_pid_arg(a[0]);
-	unsigned long addr = probe_first_readable(pid);
+	pid_t pid = probe_pid_arg(a[0], res);
+	unsigned long addr;
 	char buf[64], hex[32];
 	struct iovec local = {buf, sizeof(buf)};
 	struct iovec remote;
 	ssize_t r;
 
 	(void)ctx, (void)n;
+	if (pid <= 0)
+		return;
+	addr = probe_first_readable(pid);
 	if (addr == 0)
 		addr = 0x10000;
 	remote.iov_base = (void *)addr;

@@ -117,6 +117,59 @@ EOT
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
 check 'grep -q "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log" && grep -q "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log"' "an unreported blocked creation is a reporting violation: $(grep fs.honesty "$tmp/hon.log" | head -c 400)"
 
+# syscall denials (PRIV-3, OUT-5): an EPERM refusal with no denial of its
+# call (ref_mute), and denials of what no op did (ref_phantom adds an
+# io_uring_setup denial and a protected_create of the workspace's .agents)
+cat >"$tmp/h/runners/ref_phantom.lua" <<'EOT'
+local ref = require "ref"
+local M = setmetatable({ name = "ref_phantom" }, { __index = ref })
+function M.sandbox(t, spec)
+  local r = ref.sandbox(t, spec)
+  if r.outcome and type(r.outcome.denials) == "table" then
+    table.insert(r.outcome.denials, { kind = "syscall", name = "io_uring_setup" })
+    table.insert(r.outcome.denials, { kind = "protected_create", path = spec.cwd .. "/.agents" })
+  end
+  return r
+end
+return M
+EOT
+mkdir -p "$tmp/hon2/fs"
+hon() { # id program
+	cat >"$tmp/hon2/fs/$1.lua" <<EOT
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.$1", clauses = { "PRIV-3", "OUT-5" }, claim = "denials are what happened",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, $2)) end,
+}
+EOT
+}
+hon hon_uring '{ seed = 1, policy = {}, ops = { { "io_uring" } } }'
+hon hon_write '{ seed = 2, policy = {}, ops = { { "write", "ws/a", "x" } } }'
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon2" "$sp" run --runner ref,ref_mute,ref_phantom --out "$tmp/hon2-out" >"$tmp/hon2.log" 2>&1
+check '[ "$(grep -c "^pass .*fs.hon_.* ref .*observed=confined" "$tmp/hon2.log")" = 2 ] && grep -q "^fail .*fs.hon_uring .* ref_mute .*observed=reporting: io_uring refused with EPERM without a syscall denial of io_uring_setup" "$tmp/hon2.log" && grep -q "^pass .*fs.hon_write .* ref_mute .*observed=confined" "$tmp/hon2.log"' "an EPERM refusal of a PRIV-2 call with no denial of it is a reporting violation: $(grep "fs.hon_" "$tmp/hon2.log" | head -c 500)"
+check 'grep -q "^fail .*fs.hon_write .* ref_phantom .*observed=reporting: a syscall denial of io_uring_setup reported that no op of the launch makes" "$tmp/hon2.log" && grep -q "^fail .*fs.hon_uring .* ref_phantom .*observed=reporting: a protected_create denial of agents reported that no op names" "$tmp/hon2.log"' "denials of what no op did are reporting violations: $(grep "fs.hon_.* ref_phantom" "$tmp/hon2.log" | head -c 500)"
+
+# ---- a host-side hold: the workspace exchanged with a symlink to the outside ----
+# at the first path call of the run; under none (no pinning) the writes
+# follow the symlink: an escape; ref pins the workspace (SWAP-1..3): no
+# escape (it fails closed or writes into the pinned directory)
+mkdir -p "$tmp/hd/fs"
+cat >"$tmp/hd/fs/held.lua" <<'EOT'
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.held", clauses = { "SWAP-3" }, claim = "a workspace exchanged at the first path call redirects no write",
+  expect = { linux = { "confined", "failed_closed" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, { seed = 1, policy = {}, ops = { { "write", "ws/a", "x" } }, hold = { at = 1 } })) end,
+}
+EOT
+SANDPROOF_SCENARIOS="$tmp/hd" "$sp" run --runner none,ref --out "$tmp/hd-out" >"$tmp/hd.log" 2>&1
+check 'grep -q "^fail .*fs.held .* none .*observed=escape: changed out/a, out/ctl" "$tmp/hd.log" && grep -q "^pass .*fs.held .* ref .*observed=\(confined\|failed_closed\)" "$tmp/hd.log"' "a held exchange of the workspace: an escape against none, none against ref: $(grep fs.held "$tmp/hd.log" | head -c 400)"
+
 # ---- NET-5 and residue: judged from the probe's result and the host's process table ----
 # sockets of forbidden families and io_uring (the probe's own result inside
 # the sandbox), a background process (the harness's count of processes
@@ -141,6 +194,8 @@ nr_attack '{ seed = 1, policy = {}, ops = { { "socket", "vsock", "stream" } } }'
 nr_attack '{ seed = 2, policy = {}, ops = { { "socket", "netlink", "raw", "9" } } }'
 nr_attack '{ seed = 3, policy = { { kind = "network", name = "allow" } }, ops = { { "io_uring" } } }'
 nr_attack '{ seed = 4, policy = {}, ops = { { "spawn_daemon", "ws/b" } } }'
+nr_attack '{ seed = 8, policy = {}, ops = { { "spawn_daemon", "ws/b" }, { "ptrace", "@ws/b" } } }'
+nr_attack '{ seed = 9, policy = {}, ops = { { "spawn_daemon", "ws/d/g" }, { "process_vm_readv", "@ws/d/g" } } }'
 if [ "$(id -u)" -eq 0 ]; then
 	nr_attack '{ seed = 5, policy = {}, ops = { { "socket", "packet", "dgram" } } }'
 	nr_attack '{ seed = 6, policy = {}, ops = { { "socket", "raw" } } }'
@@ -161,7 +216,7 @@ EOT
 SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
 nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
 np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
-check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring and daemon attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
+check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=escape: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=escape: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon and tracing attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
 check '[ "$np" -eq $j ]' "and none of them against ref (confined: $np): $(grep 'fs.nr_[0-9]* .* ref' "$tmp/nr.log" | grep -v '^pass' | head -c 600)"
 reached=$(sqlite3 "$tmp/nr-out/linux.sqlite" "select count(*) from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.nr_permitted' and e.body like '%connect ok%'" 2>&1)
 check 'grep -q "^pass .*fs.nr_permitted .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_permitted .* ref .*observed=confined" "$tmp/nr.log" && [ "$reached" = 2 ]' "permitted sockets, and the lab reached under network=allow, are no violation (connects that reached: $reached): $(grep fs.nr_permitted "$tmp/nr.log" | head -c 300)"

@@ -135,7 +135,7 @@ check "wrong arg count exits 2" "$RC" 2
 check "wrong arg count names the op" "$(grep -c 'operation 0 (write): wrong number of arguments' "$T/u2.err")" 1
 for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 127.0.0.1 70000" \
 	"sleep abc" "kill 0 TERM" "kill 1 NOSIG" "socket nosuch stream" "socket inet" \
-	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "getpid extra" \
+	"socket raw stream" "flood 10 stdlog" "exit 256" "signal 0" "ptrace -1" "ptrace @" "getpid extra" \
 	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0" "clone_user fork" \
 	"socketpair nosuch stream" "connect_from tcp 127.0.0.1 ::1 80" "connect_from tcp host 127.0.0.1 80" \
 	"listen_count tcp 127.0.0.1 0 0 $T/r" "listen_count tcp 127.0.0.1 0 5 " "mach_lookup " \
@@ -262,10 +262,19 @@ sleep 60 &
 S1=$!
 PIDS+=("$S1")
 sleep 0.1
+printf '%s\n' "$S1" >"$T/s1.pid"
+printf 'x%s\n' "$S1" >"$T/bad.pid"
+run_probe p4 ptrace "@$T/s1.pid" -- process_vm_readv "@$T/s1.pid" -- ptrace "@$T/none.pid" \
+	-- process_vm_readv "@$T/bad.pid"
 run_probe p1 ptrace "$S1" -- process_vm_readv "$S1" -- ptrace_parent -- kill "$S1" TERM
 valid p1
 check "ptrace of our own-user process: ok" "$(get p1 0 ok)" true
 check "process_vm_readv of our own-user process: 64 bytes" "$(get p1 1 ok):$(get p1 1 bytes)" "true:64"
+check "ptrace @PIDFILE: the pid read from the file" "$(get p4 0 ok):$(get p4 0 pid)" "true:$S1"
+check "process_vm_readv @PIDFILE: 64 bytes" "$(get p4 1 ok):$(get p4 1 bytes)" "true:64"
+check "ptrace @PIDFILE missing: ENOENT at pidfile" "$(get p4 2 errno):$(get p4 2 step)" '"ENOENT":"pidfile"'
+check "process_vm_readv @PIDFILE without a pid: EINVAL at pidfile" "$(get p4 3 errno):$(get p4 3 step)" \
+	'"EINVAL":"pidfile"'
 YAMA=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 if [ "$UID_NOW" != 0 ] && [ "$YAMA" -ge 1 ]; then
 	check "ptrace_parent under Yama: EPERM" "$(get p1 2 errno)" '"EPERM"'

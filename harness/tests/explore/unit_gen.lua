@@ -14,7 +14,7 @@ local function checks()
   for i = 1, 3 do
     if first[i] ~= want[i] then return "rng(1) output " .. i .. " is " .. first[i] end
   end
-  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "unlink", "out/victim" } } }'
+  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "mkdir", "vis/new" }, { "rename", "out/secret", "out/secret" }, { "io_uring" }, { "write", "out/new", "[core]\\n\\9hooksPath = /tmp\\n" }, { "rename", "ws/b", "vis/victim" }, { "rmdir", "vis" } } }'
   if gen.program_text(gen.program(1, 1)) ~= want1 then
     return "program(1, 1) is " .. gen.program_text(gen.program(1, 1))
   end
@@ -28,12 +28,14 @@ local function checks()
   end
   -- coverage of the grammar over 3000 programs: every op, every name,
   -- every policy entry, and most adjacent op pairs
-  local ops, names, entries, pairs_ = {}, {}, {}, {}
+  local ops, names, entries, pairs_, traced = {}, {}, {}, {}, { [true] = 0, [false] = 0 }
   for k = 1, 3000 do
     local p = gen.program(3, k)
-    local prev
+    local prev, daemons = nil, {}
     for _, op in ipairs(p.ops) do
       ops[op[1]] = true
+      if op[1] == "spawn_daemon" then daemons["@" .. op[2]] = true end
+      if gen.TRACES[op[1]] then traced[daemons[op[2]] == true] = traced[daemons[op[2]] == true] + 1 end
       if prev then pairs_[prev .. op[1]] = true end
       prev = op[1]
       for _, n in ipairs(gen.op_names(op)) do names[n] = true end
@@ -44,6 +46,10 @@ local function checks()
   for _, n in ipairs(gen.NAMES) do if not names[n] then return "name " .. n .. " never drawn" end end
   for _, e in ipairs(gen.POLICY_ENTRIES) do
     if not entries[e.kind] then return "policy entry " .. e.kind .. " never drawn" end
+  end
+  -- a tracing op mostly finds its target's pidfile written before it
+  if traced[true] < 3 * traced[false] or traced[false] == 0 then
+    return string.format("tracing ops with a daemon before them: %d, without: %d", traced[true], traced[false])
   end
   local np = 0
   for _ in pairs(pairs_) do np = np + 1 end
@@ -82,6 +88,18 @@ local function checks()
   if #best.ops ~= 1 or best.ops[1][1] ~= "read" or #best.policy ~= 1 or best.policy[1].kind ~= "deny_read" then
     return "shrink.program kept " .. gen.program_text(best)
   end
+  -- a hold is kept only when the violation needs it, and printed
+  local held = { seed = 1, policy = {}, ops = { { "write", "ws/a", "x" }, { "stat", "ws/a" } }, hold = { at = 3 } }
+  best = shrink.program(held, function(p) return p.hold ~= nil and #p.ops > 0 end)
+  if not best.hold or #best.ops ~= 1 then return "shrink.program with a needed hold kept " .. gen.program_text(best) end
+  best = shrink.program(held, function(p) return #p.ops > 0 end)
+  if best.hold then return "shrink.program kept a hold nothing needs: " .. gen.program_text(best) end
+  if not gen.program_text(held):find(", hold = { at = 3 } }$") then
+    return "program_text dropped the hold: " .. gen.program_text(held)
+  end
+  local nheld = 0
+  for k = 1, 1000 do if gen.program(3, k).hold then nheld = nheld + 1 end end
+  if nheld < 50 or nheld > 150 then return nheld .. " of 1000 programs held (want about 100)" end
   return "ok"
 end
 

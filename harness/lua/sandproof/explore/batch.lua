@@ -47,8 +47,10 @@ end
 
 -- The launch a program needs: programs of one batch share it.  One that
 -- starts a daemon runs alone: what is left alive after a launch is judged
--- for the program that left it (oracle, residue).
+-- for the program that left it (oracle, residue); so does a held one (its
+-- hold is the launch's).
 function M.launch_key(prog)
+  if prog.hold then return "alone:" .. prog.seed end
   for _, op in ipairs(prog.ops) do
     if op[1] == "spawn_daemon" then return "alone:" .. prog.seed end
   end
@@ -112,6 +114,7 @@ function M.run(t, progs)
       probe[#probe + 1] = c
     end
   end
+  for _, st in ipairs(sts) do st.launch = probe end -- syscall denials name no universe
   local p = merged_profile(us, sts)
   for _, e in ipairs(progs[1].policy) do
     if e.kind == "network" then p.network = { mode = e.name } end

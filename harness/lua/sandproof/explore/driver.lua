@@ -16,11 +16,13 @@ local batch = require "sandproof.explore.batch"
 local M = {}
 
 -- Runs prog once against runner: "violation", class, outcome; or "confined",
--- "untested" (control failed, skip, unsupported) or "error", with a reason.
+-- "failed_closed" (held: not run after the exchange), "untested" (control
+-- failed, skip, unsupported) or "error", with a reason; then the hold's
+-- info (oracle.run).
 function M.run_program(runner, paths, prog)
   local t, err = context.new({ id = "explore.p" .. prog.seed }, runner, { seed = prog.seed, paths = paths, bare = true })
   if not t then return "error", nil, err end
-  local ok, outcome = xpcall(oracle.run, function(e)
+  local ok, outcome, _, info = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
     return debug.traceback(tostring(e), 2)
   end, t, prog)
@@ -34,9 +36,9 @@ function M.run_program(runner, paths, prog)
     return "error", nil, tostring(outcome)
   end
   local class = oracle.class_of(outcome)
-  if class then return "violation", class, outcome end
-  if outcome == "confined" then return "confined", nil, outcome end
-  return "untested", nil, outcome
+  if class then return "violation", class, outcome, info end
+  if outcome == "confined" or outcome == "failed_closed" then return outcome, nil, outcome, info end
+  return "untested", nil, outcome, info
 end
 
 -- Runs progs (one launch_key) in one context and launch (sandproof.explore.
@@ -215,12 +217,15 @@ M.MAX_ERRORS_IN_A_ROW = 20
 -- Records one program's result in st (the run's state: o, res, cov,
 -- in_a_row); false once too many in a row could not be run (a runner or
 -- host broken for good: stop, said, exit 3).
-local function record(st, item, kind, class, outcome)
+local function record(st, item, kind, class, outcome, info)
   local res = st.res
   cover(st.cov, item.prog)
   res.programs = res.programs + 1
+  if info and info.held then res.held = res.held + 1 end
+  if info and info.exchanged then res.exchanged = res.exchanged + 1 end
   if kind == "violation" then violation(st.o, item.k, item.prog, class, outcome, res, item.batched)
   elseif kind == "confined" then res.confined = res.confined + 1
+  elseif kind == "failed_closed" then res.failed_closed = res.failed_closed + 1
   elseif kind == "untested" then res.untested = res.untested + 1
   else
     res.errors = res.errors + 1
@@ -285,7 +290,7 @@ function M.main(o)
   o.batch = o.batch or 1
   local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
                 errors = 0, violations = {}, first_error = nil, shrink_ms = 0, launches = 0,
-                cut = 0, requeued = 0 }
+                cut = 0, requeued = 0, held = 0, exchanged = 0, failed_closed = 0 }
   local st = { o = o, res = res, cov = { op_pairs = {}, name_pairs = {} }, in_a_row = 0 }
   o.seen = {}
   local started = sp.now_ms()
@@ -332,7 +337,7 @@ end
 -- longest worker's (each without its shrinking), the first error the
 -- earliest program's; problem (or nil): why the run stopped short.
 local SUMS = { "programs", "confined", "untested", "errors", "shrink_ms", "launches", "cut",
-               "requeued", "batch_failed" }
+               "requeued", "batch_failed", "held", "exchanged", "failed_closed" }
 function M.merge_json(texts, problem)
   local out, cov = { violations = setmetatable({}, { __jsonarray = true }), elapsed_ms = 0 },
                    { op_pairs = {}, name_pairs = {} }

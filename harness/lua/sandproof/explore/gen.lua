@@ -118,6 +118,10 @@ M.GRAMMAR = {
   end,
   io_uring = function() return { "io_uring" } end,
   spawn_daemon = function(r) return { "spawn_daemon", r:pick(M.PIDFILES) } end,
+  -- a process of the run by its pidfile (the probe's @PIDFILE), which an
+  -- earlier spawn_daemon may have written: PRIV-2 forbids both
+  ptrace = function(r) return { "ptrace", "@" .. r:pick(M.PIDFILES) } end,
+  process_vm_readv = function(r) return { "process_vm_readv", "@" .. r:pick(M.PIDFILES) } end,
 }
 M.OPS = {}
 for k in pairs(M.GRAMMAR) do M.OPS[#M.OPS + 1] = k end
@@ -126,7 +130,8 @@ table.sort(M.OPS) -- pairs() order is not deterministic; the sorted list is
 M.WEIGHT = { write = 6, append = 2, read = 3, stat = 1, mkdir = 2, rename = 5,
              rename_exchange = 4, symlink = 4, link = 4, unlink = 2, rmdir = 1,
              remount = 1, umount = 1, unshare_user = 1, connect = 2, sleep = 1,
-             socket = 2, io_uring = 1, spawn_daemon = 1 }
+             socket = 2, io_uring = 1, spawn_daemon = 1, ptrace = 1, process_vm_readv = 1 }
+M.TRACES = { ptrace = true, process_vm_readv = true }
 
 local function weighted_op(r)
   local total = 0
@@ -138,8 +143,8 @@ local function weighted_op(r)
   end
 end
 
--- Program k of a run seeded `seed`: 1 to max_ops (default 6) ops and a
--- policy of 0 to 4 entries.
+-- Program k of a run seeded `seed`: 1 to max_ops (default 6) drawn ops
+-- (and the daemons some tracing ops get) and a policy of 0 to 4 entries.
 function M.program(seed, k, max_ops)
   local ps = M.program_seed(seed, k)
   local r = M.rng(ps)
@@ -147,10 +152,30 @@ function M.program(seed, k, max_ops)
   for _, e in ipairs(M.POLICY_ENTRIES) do
     if r:chance(e.pct) then policy[#policy + 1] = { kind = e.kind, name = e.name } end
   end
-  local ops = {}
-  for _ = 1, r:int(max_ops or 6) do ops[#ops + 1] = M.GRAMMAR[weighted_op(r)](r) end
-  return { seed = ps, policy = policy, ops = ops }
+  local hold = r:chance(M.HOLD_PCT) and { at = r:int(r:pick { 4, 32, M.HOLD_MAX }) } or nil
+  local ops, daemons = {}, {}
+  for _ = 1, r:int(max_ops or 6) do
+    local op = M.GRAMMAR[weighted_op(r)](r)
+    -- a tracing op gets a target: 4 times in 5 the daemon that writes its
+    -- pidfile goes before it (else it finds no pidfile: ENOENT)
+    local pf = M.TRACES[op[1]] and op[2]:sub(2)
+    if pf and not daemons[pf] and r:chance(80) then
+      ops[#ops + 1] = { "spawn_daemon", pf }
+      daemons[pf] = true
+    end
+    if op[1] == "spawn_daemon" then daemons[op[2]] = true end
+    ops[#ops + 1] = op
+  end
+  return { seed = ps, policy = policy, ops = ops, hold = hold }
 end
+
+-- A host-side hold (docs/EXPLORE.md, "Holds"): with HOLD_PCT % chance a
+-- program runs with the runner held at its `at`-th path-resolving call
+-- (among the first 4, 32 or HOLD_MAX, each a third of the time: a runner
+-- that makes few such calls still gets windows), where the
+-- harness exchanges the workspace with a symlink to the hidden outside
+-- (SWAP-1..3: whatever the runner resolved, no write may land outside).
+M.HOLD_PCT, M.HOLD_MAX = 10, 160
 
 -- Whether op uses the network (the oracle then runs it inside a lab).
 function M.is_net(op) return op[1] == "connect" end
@@ -159,8 +184,8 @@ function M.is_net(op) return op[1] == "connect" end
 function M.op_names(op)
   local out = {}
   for i = 2, #op do
-    local a = op[i]
-    if type(a) == "string" and M.NAMES_SET[a] then out[#out + 1] = a end
+    local a = type(op[i]) == "string" and op[i]:gsub("^@", "") or op[i]
+    if M.NAMES_SET[a] then out[#out + 1] = a end
   end
   return out
 end
@@ -181,8 +206,9 @@ function M.program_text(p)
     pol[#pol + 1] = string.format("{ kind = %s, name = %s }", quote(e.kind), quote(e.name))
   end
   for _, op in ipairs(p.ops) do ops[#ops + 1] = M.op_text(op) end
-  return string.format("{ seed = %d, policy = { %s }, ops = { %s } }", p.seed,
-                       table.concat(pol, ", "), table.concat(ops, ", "))
+  return string.format("{ seed = %d, policy = { %s }, ops = { %s }%s }", p.seed,
+                       table.concat(pol, ", "), table.concat(ops, ", "),
+                       p.hold and string.format(", hold = { at = %d }", p.hold.at) or "")
 end
 
 return M

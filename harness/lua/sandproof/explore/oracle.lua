@@ -117,6 +117,8 @@ local function resolve(P, ports, ops)
     local o = {}
     for i, a in ipairs(op) do
       if i > 1 and type(a) == "string" and gen.NAMES_SET[a] then a = P[a]
+      elseif type(a) == "string" and gen.NAMES_SET[a:sub(2)] and a:sub(1, 1) == "@" then
+        a = "@" .. P[a:sub(2)] -- the probe's @PIDFILE
       elseif type(a) == "string" and a:sub(1, 1) == "$" then a = ports[a] end
       o[i] = a
     end
@@ -179,22 +181,86 @@ unreported = function(P, probe, r)
   return out
 end
 
--- NET-5, judged from the probe's own result inside the sandbox (the
--- attacker's observation, as the catalogue's net.family_* scenarios): a
--- socket of a family the contract forbids whatever the settings, or an
--- io_uring instance, that the probe got is an escape.  No host-side trace
--- is left by opening one, so the runner's report is never consulted.
+-- NET-5 and PRIV-2, judged from the probe's own result inside the
+-- sandbox (the attacker's observation, as the catalogue's net.family_*
+-- and priv.*_sibling scenarios): a socket of a family the contract forbids
+-- whatever the settings, an io_uring instance, a ptrace attach or a
+-- process_vm_readv of a process of the run, that the probe got, is an
+-- escape.  No host-side trace is left by them, so the runner's report is
+-- never consulted.
 local FORBIDDEN = { vsock = "vsock", packet = "packet", raw = "raw", bluetooth = "bluetooth" }
-local function forbidden_opened(probe, r)
+local function forbidden_family(op)
+  if op[1] ~= "socket" then return nil end
+  local proto = op[4] or "0"
+  return FORBIDDEN[op[2]] or op[2] == "netlink" and proto ~= "0" and
+    (proto == "9" and "netlink audit" or "netlink protocol " .. proto) or nil
+end
+local DONE = { io_uring = "set up an io_uring instance",
+               ptrace = "attached to a process of the run with ptrace",
+               process_vm_readv = "read a process of the run's memory with process_vm_readv" }
+local function forbidden_done(probe, r)
   local out = {}
   for _, res in ipairs(r.probe) do
     local op = probe[(res.i or -1) + 1]
     if res.ok and op and op[1] == res.op then
-      local proto = op[4] or "0"
-      local fam = op[1] == "socket" and (FORBIDDEN[op[2]] or op[2] == "netlink" and proto ~= "0" and
-        (proto == "9" and "netlink audit" or "netlink protocol " .. proto))
+      local fam = forbidden_family(op)
       if fam then out[#out + 1] = "opened a " .. fam .. " socket" end
-      if op[1] == "io_uring" then out[#out + 1] = "set up an io_uring instance" end
+      if DONE[op[1]] then out[#out + 1] = DONE[op[1]] end
+    end
+  end
+  return out
+end
+
+-- Honesty of syscall denials (PRIV-3, OUT-5), for a runner that says it
+-- reports them (enforcement.denials_reported) and dropped none: an op of
+-- a call PRIV-2 refuses that was answered EPERM must be reported as a
+-- syscall denial of that name; and a syscall denial must name a call some
+-- op of the launch (`launch`: every program's probe ops) makes.  An inet
+-- raw socket is left out: without CAP_NET_RAW the kernel refuses it with
+-- EPERM itself (net.family_raw).
+local SYSCALL_OF = { ptrace = "ptrace", process_vm_readv = "process_vm_readv",
+                     io_uring = "io_uring_setup", remount = "mount", umount = "umount2",
+                     unshare_user = "unshare" }
+local function syscall_of(op)
+  if op[1] == "socket" then return forbidden_family(op) and op[2] ~= "raw" and "socket" or nil end
+  return SYSCALL_OF[op[1]]
+end
+local function syscall_honesty(probe, launch, r)
+  local o, out = r.outcome or {}, {}
+  local e = type(o.enforcement) == "table" and o.enforcement or {}
+  if e.denials_reported ~= true or (tonumber(o.denials_dropped) or 0) > 0 then return out end
+  for _, res in ipairs(r.probe) do
+    local op = probe[(res.i or -1) + 1]
+    local name = op and op[1] == res.op and syscall_of(op)
+    if name and not res.ok and res.errno == "EPERM" and res.step ~= "pidfile" and
+       not lib.denial_reported(o, name) then
+      out[#out + 1] = string.format("%s refused with EPERM without a syscall denial of %s", op[1], name)
+    end
+  end
+  local made = {}
+  for _, op in ipairs(launch) do
+    local name = syscall_of(op)
+    if name then made[name] = true end
+  end
+  for _, d in ipairs(type(o.denials) == "table" and o.denials or {}) do
+    if d.kind == "syscall" and not made[d.name] then
+      out[#out + 1] = string.format("a syscall denial of %s reported that no op of the launch makes",
+                                    tostring(d.name))
+    end
+  end
+  return out
+end
+
+-- A protected_create denial naming this universe's agents or zero that no
+-- op of the program names (OUT-5: denials are facts the runner observed).
+local function phantom_creates(P, probe, r)
+  local out, named = {}, {}
+  for _, op in ipairs(probe) do
+    for i = 2, #op do named[op[i]] = true end
+  end
+  for _, n in ipairs { "agents", "zero" } do
+    if lib.denied_for(r.outcome or {}, P[n]) and not named[P[n]] then
+      out[#out + 1] = "a protected_create denial of " .. n .. " reported that no op names"
     end
   end
   return out
@@ -239,7 +305,7 @@ end
 
 -- Every violation the host sees after the run: { class, what }, escapes
 -- first.
-local function judge(t, P, before, policy, r, lab, ids, probe)
+local function judge(t, P, before, policy, r, lab, ids, probe, launch)
   local v = {}
   local after = snapshot(P, policy)
   if after ~= before then
@@ -255,8 +321,11 @@ local function judge(t, P, before, policy, r, lab, ids, probe)
       end
     end
   end
-  for _, x in ipairs(forbidden_opened(probe, r)) do v[#v + 1] = { class = "escape", what = x } end
-  for _, x in ipairs(unreported(P, probe, r)) do v[#v + 1] = { class = "reporting", what = x } end
+  for _, x in ipairs(forbidden_done(probe, r)) do v[#v + 1] = { class = "escape", what = x } end
+  for _, l in ipairs { unreported(P, probe, r), syscall_honesty(probe, launch, r),
+                       phantom_creates(P, probe, r) } do
+    for _, x in ipairs(l) do v[#v + 1] = { class = "reporting", what = x } end
+  end
   -- under network=allow the lab is the runner's own network (NET-3)
   local allow = M.has_entry(policy, "network", "allow")
   for _, id in ipairs(not allow and ids or {}) do
@@ -310,7 +379,7 @@ end
 -- The outcome of the run r of a prepared program and its violations.
 function M.judge(u, st, r)
   local P = st.P
-  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe)
+  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe, st.launch or st.probe)
   for _, x in ipairs(v) do u:note("note", x.class .. ": " .. x.what) end
   if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
   if sp.read(P["ws/ctl"]) ~= "ok" then
@@ -325,13 +394,58 @@ function M.profile(u, st) return profile_of(u, st.P, st.policy) end
 
 M.TIMEOUT_MS = 20000
 
--- Runs program prog in context t; returns the outcome and the violations.
+-- The path-resolving calls a hold counts (those of swap.write_root_held).
+M.HOLD_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr",
+                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "mount" }
+
+-- Runs spec with the runner held at its hold.at-th path-resolving call
+-- (any process of the run), where the workspace is exchanged with a
+-- symlink to the hidden outside; the exchange is undone once the runner
+-- has returned, so the snapshot after sees the names as before and a
+-- write that followed the symlink shows as a changed outside.  A run
+-- whose at-th call never came is a plain run (no retry), said in a note.
+-- A runner that then did not run the command at all (its setup refused
+-- the swapped workspace: SWAP-2, failing closed) is judged as it is: what
+-- changed on the host, and a control that did not land (untested).
+local function run_held(t, u, spec, hold)
+  local link = t.tmp .. "/swap-" .. u.seed
+  assert(sp.symlink(u.outside, link))
+  local swapped
+  local r = t:hold { syscalls = M.HOLD_SYSCALLS, at = hold.at, retries = 0, sandbox = spec,
+                     action = function(_, name) if sp.swap(u.ws, link) then swapped = name end end }
+  if swapped then t:swap(u.ws, link) end
+  t:note("note", swapped and string.format("hold: at path call %d (%s) the workspace was exchanged with a symlink to the hidden outside",
+                                           hold.at, swapped)
+    or string.format("hold: path call %d never came (%s made): a plain run", hold.at, tostring(r.hold_total)))
+  local info = { held = true, exchanged = swapped ~= nil }
+  if swapped and not r.sentinel then
+    t:note("note", "the command did not run after the exchange: outcome " ..
+      tostring(r.outcome and r.outcome.kind))
+    r.probe, info.not_run = r.probe or {}, true
+    return r, info
+  end
+  return t:ran(r), info
+end
+
+-- Runs program prog in context t; returns the outcome, the violations and,
+-- for a held program, { held, exchanged, not_run }.  A held program the
+-- runner did not run after the exchange, or stopped (setup refused it,
+-- SWAP-2; its monitor lost the workspace, META-4), with no violation and
+-- its control write not landed, is "failed_closed", not an untested
+-- control.
 function M.run(t, prog)
   local u = M.universe(t, 1, t.seed)
   local st = M.prepare(u, prog)
-  local r = t:sandbox { profile = M.profile(u, st), cwd = u.ws, timeout_ms = M.TIMEOUT_MS, probe = st.probe }
-  t:ran(r)
-  return M.judge(u, st, r)
+  local spec = { profile = M.profile(u, st), cwd = u.ws, timeout_ms = M.TIMEOUT_MS, probe = st.probe }
+  local r, info
+  if prog.hold then r, info = run_held(t, u, spec, prog.hold) else r = t:ran(t:sandbox(spec)) end
+  local outcome, v = M.judge(u, st, r)
+  local kind = type(r.outcome) == "table" and r.outcome.kind
+  if info and info.exchanged and outcome == "control_failed" and
+     (info.not_run or kind == "sandbox_setup_failure" or kind == "enforcement_denied") then
+    outcome = "failed_closed"
+  end
+  return outcome, v, info
 end
 
 -- The class of an outcome M.run returned ("escape: ..." -> "escape"), or nil.

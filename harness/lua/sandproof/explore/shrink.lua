@@ -57,13 +57,19 @@ function M.ddmin(items, still_fails)
 end
 
 local function with(prog, field, list)
-  local p = { seed = prog.seed, policy = prog.policy, ops = prog.ops }
+  local p = { seed = prog.seed, policy = prog.policy, ops = prog.ops, hold = prog.hold }
   p[field] = list
   return p
 end
 
+-- The ops, then the policy entries, then the ops again; first of all the
+-- hold, dropped when the violation does not need it.
 function M.program(prog, still_fails)
   local cur = prog
+  if cur.hold then
+    local plain = with(cur, "hold", nil)
+    if still_fails(plain) then cur = plain end
+  end
   for _, field in ipairs { "ops", "policy", "ops" } do
     local best = M.ddmin(cur[field], function(sub) return still_fails(with(cur, field, sub)) end)
     cur = with(cur, field, best)
