@@ -227,7 +227,7 @@ check 'grep -q "^pass .*fs.nr_permitted .* none .*observed=confined" "$tmp/nr.lo
 # is swept when it ends, so only a look from inside shows the kill)
 mkdir -p "$tmp/k/runners" "$tmp/kd/fs"
 ln -s "$here/../lua" "$tmp/k/lua"
-cp "$here/../runners/none.lua" "$tmp/k/runners/none.lua"
+cp "$here/../runners/none.lua" "$here/../runners/ref.lua" "$tmp/k/runners/"
 cat >"$tmp/k/runners/none_keep.lua" <<'EOT'
 local none = require "none"
 local M = setmetatable({ name = "none_keep" }, { __index = none })
@@ -238,6 +238,24 @@ function M.sandbox(t, spec)
   return { outcome = { kind = r.code == 0 and "success" or "application_failure",
                        exit = { code = r.code }, stdout = r.stdout, stderr = r.stderr, denials = {} },
            harness_killed = r.leftovers }
+end
+return M
+EOT
+# none_ctl runs only each launch's first probe op (a program's control
+# write): only a held exchange of the workspace can make it escape
+cat >"$tmp/k/runners/none_ctl.lua" <<'EOT'
+local none = require "none"
+local M = setmetatable({ name = "none_ctl" }, { __index = none })
+function M.sandbox(t, spec)
+  local argv = {}
+  for _, a in ipairs(spec.command) do
+    if a == "--" then break end
+    argv[#argv + 1] = a
+  end
+  local s = {}
+  for k, v in pairs(spec) do s[k] = v end
+  s.command = argv
+  return none.sandbox(t, s)
 end
 return M
 EOT
@@ -260,6 +278,14 @@ EOT
 env SANDPROOF_HARNESS_DIR="$tmp/k" SANDPROOF_SCENARIOS="$tmp/kd" "$sp" run --runner none_keep --out "$tmp/kd-out" >"$tmp/kd.log" 2>&1
 ev=$(sqlite3 "$tmp/kd-out/linux.sqlite" "select count(*) from evidence where body like 'alive after the run and the harness''s sweep: pid %'" 2>&1)
 check 'grep -q "^fail .*fs.nr_kept .* none_keep .*observed=residue: a process of the run alive after the runner returned" "$tmp/kd.log" && [ "$ev" = 1 ]' "a daemon left alive by the adapter is residue, found by the census (evidence: $ev) and killed by pid by the oracle: $(grep fs.nr_kept "$tmp/kd.log" | head -c 300)"
+# a held finding end to end: found, shrunk to its hold alone, written with
+# it, replayed: an escape against none_ctl, none against ref
+env SANDPROOF_HARNESS_DIR="$tmp/k" "$sp" explore --runner none_ctl --budget 120 --seed 2 --batch 1 --out "$tmp/hx" >"$tmp/hx.log" 2>&1 && st=0 || st=$?
+hf=$(grep -l "ops = {  }, hold = { at = " "$tmp"/hx/found/*.lua 2>/dev/null | head -1)
+check '[ $st -eq 1 ] && [ -n "$hf" ] && grep -q "^holds: [1-9][0-9]* programs held" "$tmp/hx.log"' "a held exchange found against none_ctl and shrunk to the hold alone (exit $st, file ${hf:-none}): $(grep -v "^  " "$tmp/hx.log" | tail -3 | head -c 500)"
+mkdir -p "$tmp/hxr/fs" && [ -n "$hf" ] && cp "$hf" "$tmp/hxr/fs/"
+env SANDPROOF_HARNESS_DIR="$tmp/k" SANDPROOF_SCENARIOS="$tmp/hxr" "$sp" run --runner none_ctl,ref --out "$tmp/hxr-out" >"$tmp/hxr.log" 2>&1
+check 'grep -q "^fail .*fs.found_.* none_ctl .*observed=escape: changed out/ctl" "$tmp/hxr.log" && grep -q "^pass .*fs.found_.* ref .*observed=\(confined\|failed_closed\)" "$tmp/hxr.log"' "its scenario file replays the hold: an escape against none_ctl, none against ref: $(grep found_ "$tmp/hxr.log" | head -c 400)"
 
 # ---- explore against none: found, shrunk, written, replayed --------------------------
 "$sp" explore --runner none --budget 6 --seed 5 --out "$tmp/n" >"$tmp/n.log" 2>&1

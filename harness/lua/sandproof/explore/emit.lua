@@ -20,8 +20,9 @@ end
 local TEMPLATE = [[
 -- Found by `sandproof explore --runner %s --seed %d` (program seed %d):
 -- %s
--- Shrunk to %d op(s) and %d policy entr%s.  Replays through the same host
--- oracle that found it (harness/lua/sandproof/explore/oracle.lua).
+-- Shrunk to %d op(s) and %d policy entr%s.%s
+-- Replays through the same host oracle that found it
+-- (harness/lua/sandproof/explore/oracle.lua).
 local oracle = require "sandproof.explore.oracle"
 local PROGRAM = %s
 return scenario {
@@ -50,6 +51,8 @@ function M.write(dir, prog, info)
   local n, p = #prog.ops, #prog.policy
   local text = string.format(TEMPLATE, info.runner, info.seed, prog.seed,
     (info.outcome:gsub("\n", " ")):sub(1, 200), n, p, p == 1 and "y" or "ies",
+    prog.hold and string.format("\n-- Held: at the runner's path call %d the workspace is exchanged with a\n" ..
+      "-- symlink to the hidden outside (docs/EXPLORE.md, \"Holds\").", prog.hold.at) or "",
     gen.program_text(prog), id)
   local path = found .. "/" .. id .. ".lua"
   local ok, err = sp.write(path, text)
