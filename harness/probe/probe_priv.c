@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,116 @@ static void probe_op_tiocsti(struct probe_ctx *ctx, char **a, int n,
 	}
 }
 
+/* What the tiocsti_pty child tells its parent: the step that failed (an
+ * index of probe_pty_steps, 0 for none) and its errno. */
+struct probe_pty_msg {
+	int step;
+	int err;
+};
+static const char *const probe_pty_steps[] = {NULL, "setsid", "open", "sctty", "ioctl"};
+
+/* Child: a new session whose controlling terminal is the slave `name`,
+ * then TIOCSTI into it; the result goes down fd `out`.  Never returns. */
+static void probe_pty_child(const char *name, int out)
+{
+	struct probe_pty_msg m = {0, 0};
+	char c = PROBE_TIOCSTI_CHAR;
+	int s = -1;
+
+	if (setsid() < 0)
+		m = (struct probe_pty_msg){1, errno};
+	else if ((s = open(name, O_RDWR)) < 0)
+		m = (struct probe_pty_msg){2, errno};
+	else if (ioctl(s, TIOCSCTTY, 0) < 0) /* Linux: already; BSD: needed */
+		m = (struct probe_pty_msg){3, errno};
+	else if (ioctl(s, TIOCSTI, &c) < 0)
+		m = (struct probe_pty_msg){4, errno};
+	if (write(out, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		_exit(1);
+	_exit(0);
+}
+
+/* Whether the master shows the injected character within 500 ms: the
+ * line discipline echoes pushed input, a witness besides the ioctl's
+ * answer. */
+static bool probe_pty_echoed(int mfd)
+{
+	struct pollfd pfd = {mfd, POLLIN, 0};
+	char buf[64];
+	ssize_t r;
+
+	if (poll(&pfd, 1, 500) <= 0 || !(pfd.revents & POLLIN))
+		return false;
+	r = read(mfd, buf, sizeof(buf));
+	return r > 0 && memchr(buf, PROBE_TIOCSTI_CHAR, (size_t)r) != NULL;
+}
+
+/* The child's verdict into res; false when it gave none. */
+static bool probe_pty_wait(pid_t pid, int in, struct probe_res *res)
+{
+	struct probe_pty_msg m = {0, 0};
+	ssize_t r;
+	int st;
+
+	do
+		r = read(in, &m, sizeof(m));
+	while (r < 0 && errno == EINTR);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (r != (ssize_t)sizeof(m) || m.step < 0 || m.step > 4) {
+		probe_res_fail(res, EIO, "child");
+		return false;
+	}
+	if (m.step)
+		probe_res_fail(res, m.err, probe_pty_steps[m.step]);
+	return m.step == 0;
+}
+
+/* TIOCSTI on a terminal the probe owns: a pty of its own, whose slave is
+ * a child's controlling terminal.  No host terminal is touched, and no
+ * terminal is needed from the caller, so a sandbox's refusal (PRIV-2: the
+ * filter refuses TIOCSTI whatever the terminal) is told apart from there
+ * being none.  ok: the push was accepted; `echoed`: the master saw it. */
+static void probe_op_tiocsti_pty(struct probe_ctx *ctx, char **a, int n,
+				 struct probe_res *res)
+{
+	int mfd, p[2];
+	char *name;
+	pid_t pid;
+	bool ok;
+
+	(void)ctx, (void)a, (void)n;
+	mfd = posix_openpt(O_RDWR | O_NOCTTY);
+	if (mfd < 0) {
+		probe_res_fail(res, errno, "openpt");
+		return;
+	}
+	(void)fcntl(mfd, F_SETFD, FD_CLOEXEC);
+	name = grantpt(mfd) == 0 && unlockpt(mfd) == 0 ? ptsname(mfd) : NULL;
+	if (!name || pipe(p) < 0) {
+		probe_res_fail(res, errno, name ? "pipe" : "unlockpt");
+		close(mfd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		probe_pty_child(name, p[1]);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		probe_res_fail(res, errno, "fork");
+		close(p[0]);
+		close(mfd);
+		return;
+	}
+	ok = probe_pty_wait(pid, p[0], res);
+	close(p[0]);
+	if (ok)
+		probe_field_bool(res, "echoed", probe_pty_echoed(mfd));
+	close(mfd);
+}
+
 static int probe_check_clone(char **a, int n, char *msg, size_t len)
 {
 	(void)n;
@@ -428,6 +539,7 @@ const struct probe_op probe_priv_ops[] = {
 	{"ptrace_parent", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_ptrace_parent)},
 	{"process_vm_readv", 1, 1, "PID", probe_check_pid, PROBE_LINUX_OP(probe_op_process_vm_readv)},
 	{"tiocsti", 0, 0, "", NULL, probe_op_tiocsti},
+	{"tiocsti_pty", 0, 0, "", NULL, probe_op_tiocsti_pty},
 	{"unshare_user", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_unshare_user)},
 	{"clone_user", 1, 1, "clone|clone3", probe_check_clone, PROBE_LINUX_OP(probe_op_clone_user)},
 	{"foreign_abi", 1, 1, "x32|ia32", probe_check_abi, PROBE_LINUX_OP(probe_op_foreign_abi)},

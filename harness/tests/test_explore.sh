@@ -148,8 +148,9 @@ EOT
 }
 hon hon_uring '{ seed = 1, policy = {}, ops = { { "io_uring" } } }'
 hon hon_write '{ seed = 2, policy = {}, ops = { { "write", "ws/a", "x" } } }'
+hon hon_tiocsti '{ seed = 3, policy = {}, ops = { { "tiocsti_pty" } } }'
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon2" "$sp" run --runner ref,ref_mute,ref_phantom --out "$tmp/hon2-out" >"$tmp/hon2.log" 2>&1
-check '[ "$(grep -c "^pass .*fs.hon_.* ref .*observed=confined" "$tmp/hon2.log")" = 2 ] && grep -q "^fail .*fs.hon_uring .* ref_mute .*observed=reporting: io_uring refused with EPERM without a syscall denial of io_uring_setup" "$tmp/hon2.log" && grep -q "^pass .*fs.hon_write .* ref_mute .*observed=confined" "$tmp/hon2.log"' "an EPERM refusal of a PRIV-2 call with no denial of it is a reporting violation: $(grep "fs.hon_" "$tmp/hon2.log" | head -c 500)"
+check '[ "$(grep -c "^pass .*fs.hon_.* ref .*observed=confined" "$tmp/hon2.log")" = 3 ] && grep -q "^fail .*fs.hon_uring .* ref_mute .*observed=reporting: io_uring refused with EPERM without a syscall denial of io_uring_setup" "$tmp/hon2.log" && grep -q "^fail .*fs.hon_tiocsti .* ref_mute .*observed=reporting: tiocsti_pty refused with EPERM without a syscall denial of ioctl" "$tmp/hon2.log" && grep -q "^pass .*fs.hon_write .* ref_mute .*observed=confined" "$tmp/hon2.log"' "an EPERM refusal of a PRIV-2 call with no denial of it is a reporting violation: $(grep "fs.hon_" "$tmp/hon2.log" | head -c 500)"
 check 'grep -q "^fail .*fs.hon_write .* ref_phantom .*observed=reporting: a syscall denial of io_uring_setup reported that no op of the launch makes" "$tmp/hon2.log" && grep -q "^fail .*fs.hon_uring .* ref_phantom .*observed=reporting: a protected_create denial of agents reported that no op names" "$tmp/hon2.log"' "denials of what no op did are reporting violations: $(grep "fs.hon_.* ref_phantom" "$tmp/hon2.log" | head -c 500)"
 
 # ---- a host-side hold: the workspace exchanged with a symlink to the outside ----
@@ -196,6 +197,7 @@ nr_attack '{ seed = 3, policy = { { kind = "network", name = "allow" } }, ops = 
 nr_attack '{ seed = 4, policy = {}, ops = { { "spawn_daemon", "ws/b" } } }'
 nr_attack '{ seed = 8, policy = {}, ops = { { "spawn_daemon", "ws/b" }, { "ptrace", "@ws/b" } } }'
 nr_attack '{ seed = 9, policy = {}, ops = { { "spawn_daemon", "ws/d/g" }, { "process_vm_readv", "@ws/d/g" } } }'
+nr_attack '{ seed = 10, policy = {}, ops = { { "tiocsti_pty" } } }'
 if [ "$(id -u)" -eq 0 ]; then
 	nr_attack '{ seed = 5, policy = {}, ops = { { "socket", "packet", "dgram" } } }'
 	nr_attack '{ seed = 6, policy = {}, ops = { { "socket", "raw" } } }'
@@ -216,7 +218,7 @@ EOT
 SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
 nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
 np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
-check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=escape: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=escape: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon and tracing attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
+check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=escape: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=escape: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log" && grep -q "fs.nr_7 .* none .*observed=escape: pushed input into a terminal with TIOCSTI" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon, tracing and TIOCSTI attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
 check '[ "$np" -eq $j ]' "and none of them against ref (confined: $np): $(grep 'fs.nr_[0-9]* .* ref' "$tmp/nr.log" | grep -v '^pass' | head -c 600)"
 reached=$(sqlite3 "$tmp/nr-out/linux.sqlite" "select count(*) from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.nr_permitted' and e.body like '%connect ok%'" 2>&1)
 check 'grep -q "^pass .*fs.nr_permitted .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_permitted .* ref .*observed=confined" "$tmp/nr.log" && [ "$reached" = 2 ]' "permitted sockets, and the lab reached under network=allow, are no violation (connects that reached: $reached): $(grep fs.nr_permitted "$tmp/nr.log" | head -c 300)"

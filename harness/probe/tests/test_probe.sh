@@ -505,6 +505,13 @@ if [ "$UID_NOW" = 0 ] || [ "$LEGACY" = 1 ]; then
 else
 	check "tiocsti on its own pty with legacy_tiocsti=0: EIO" "$(get t2 0 tty_errno)" '"EIO"'
 fi
+# tiocsti_pty: the probe's own pty, no terminal from the caller
+setsid "$PROBE" tiocsti_pty >"$T/t3.out" 2>/dev/null </dev/null
+if [ "$UID_NOW" = 0 ] || [ "$LEGACY" = 1 ]; then
+	check "tiocsti_pty: injected into its own pty, and echoed" "$(get t3 0 ok):$(get t3 0 echoed)" "true:true"
+else
+	check "tiocsti_pty with legacy_tiocsti=0: EIO at ioctl" "$(get t3 0 errno):$(get t3 0 step)" '"EIO":"ioctl"'
+fi
 
 # ---- network, only inside a network namespace created here
 if "${NETNS[@]}" true 2>/dev/null; then

@@ -14,7 +14,7 @@ local function checks()
   for i = 1, 3 do
     if first[i] ~= want[i] then return "rng(1) output " .. i .. " is " .. first[i] end
   end
-  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "mkdir", "vis/new" }, { "rename", "out/secret", "out/secret" }, { "io_uring" }, { "write", "out/new", "[core]\\n\\9hooksPath = /tmp\\n" }, { "rename", "ws/b", "vis/victim" }, { "rmdir", "vis" } } }'
+  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "rename", "config", "ws/d/g" }, { "link", "out/secret", "hooks/pre-commit" }, { "append", "agents", "x" }, { "symlink", "vis", "hooks/pre-commit" }, { "link", "ws/a", "vis/new" }, { "io_uring" } } }'
   if gen.program_text(gen.program(1, 1)) ~= want1 then
     return "program(1, 1) is " .. gen.program_text(gen.program(1, 1))
   end

@@ -37,6 +37,7 @@ const struct probe_op wprobe_unsupported_ops[] = {
 	U("ptrace_parent", 0, 0, ""),
 	U("process_vm_readv", 1, 1, "PID"),
 	U("tiocsti", 0, 0, ""),
+	U("tiocsti_pty", 0, 0, ""),
 	U("unshare_user", 0, 0, ""),
 	U("clone_user", 1, 1, "clone|clone3"),
 	U("foreign_abi", 1, 1, "x32|ia32"),

@@ -122,6 +122,8 @@ M.GRAMMAR = {
   -- earlier spawn_daemon may have written: PRIV-2 forbids both
   ptrace = function(r) return { "ptrace", "@" .. r:pick(M.PIDFILES) } end,
   process_vm_readv = function(r) return { "process_vm_readv", "@" .. r:pick(M.PIDFILES) } end,
+  -- TIOCSTI into a pty of the probe's own (PRIV-2 refuses it on any terminal)
+  tiocsti_pty = function() return { "tiocsti_pty" } end,
 }
 M.OPS = {}
 for k in pairs(M.GRAMMAR) do M.OPS[#M.OPS + 1] = k end
@@ -130,7 +132,8 @@ table.sort(M.OPS) -- pairs() order is not deterministic; the sorted list is
 M.WEIGHT = { write = 6, append = 2, read = 3, stat = 1, mkdir = 2, rename = 5,
              rename_exchange = 4, symlink = 4, link = 4, unlink = 2, rmdir = 1,
              remount = 1, umount = 1, unshare_user = 1, connect = 2, sleep = 1,
-             socket = 2, io_uring = 1, spawn_daemon = 1, ptrace = 1, process_vm_readv = 1 }
+             socket = 2, io_uring = 1, spawn_daemon = 1, ptrace = 1, process_vm_readv = 1,
+             tiocsti_pty = 1 }
 M.TRACES = { ptrace = true, process_vm_readv = true }
 
 local function weighted_op(r)

@@ -185,8 +185,8 @@ end
 -- sandbox (the attacker's observation, as the catalogue's net.family_*
 -- and priv.*_sibling scenarios): a socket of a family the contract forbids
 -- whatever the settings, an io_uring instance, a ptrace attach or a
--- process_vm_readv of a process of the run, that the probe got, is an
--- escape.  No host-side trace is left by them, so the runner's report is
+-- process_vm_readv of a process of the run, a TIOCSTI push into a pty,
+-- that the probe got, is an escape.  No host-side trace is left by them, so the runner's report is
 -- never consulted.
 local FORBIDDEN = { vsock = "vsock", packet = "packet", raw = "raw", bluetooth = "bluetooth" }
 local function forbidden_family(op)
@@ -197,7 +197,8 @@ local function forbidden_family(op)
 end
 local DONE = { io_uring = "set up an io_uring instance",
                ptrace = "attached to a process of the run with ptrace",
-               process_vm_readv = "read a process of the run's memory with process_vm_readv" }
+               process_vm_readv = "read a process of the run's memory with process_vm_readv",
+               tiocsti_pty = "pushed input into a terminal with TIOCSTI" }
 local function forbidden_done(probe, r)
   local out = {}
   for _, res in ipairs(r.probe) do
@@ -220,7 +221,14 @@ end
 -- EPERM itself (net.family_raw).
 local SYSCALL_OF = { ptrace = "ptrace", process_vm_readv = "process_vm_readv",
                      io_uring = "io_uring_setup", remount = "mount", umount = "umount2",
-                     unshare_user = "unshare" }
+                     unshare_user = "unshare", tiocsti_pty = "ioctl" }
+-- The step whose EPERM is the call's own (tiocsti_pty: its ioctl, not the
+-- pty's set-up); other ops: any step but reading a pidfile.
+local STEP_OF = { tiocsti_pty = "ioctl" }
+local function own_step(op, res)
+  if STEP_OF[op[1]] then return res.step == STEP_OF[op[1]] end
+  return res.step ~= "pidfile"
+end
 local function syscall_of(op)
   if op[1] == "socket" then return forbidden_family(op) and op[2] ~= "raw" and "socket" or nil end
   return SYSCALL_OF[op[1]]
@@ -232,7 +240,7 @@ local function syscall_honesty(probe, launch, r)
   for _, res in ipairs(r.probe) do
     local op = probe[(res.i or -1) + 1]
     local name = op and op[1] == res.op and syscall_of(op)
-    if name and not res.ok and res.errno == "EPERM" and res.step ~= "pidfile" and
+    if name and not res.ok and res.errno == "EPERM" and own_step(op, res) and
        not lib.denial_reported(o, name) then
       out[#out + 1] = string.format("%s refused with EPERM without a syscall denial of %s", op[1], name)
     end
