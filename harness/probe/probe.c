@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 static const struct probe_op *const probe_tables[] = {
-	probe_fs_ops, probe_mount_ops, probe_net_ops, probe_priv_ops, probe_proc_ops, probe_res_ops,
-	probe_darwin_ops,
+	probe_fs_ops, probe_open_ops, probe_mount_ops, probe_net_ops, probe_priv_ops, probe_proc_ops,
+	probe_res_ops, probe_darwin_ops,
 };
 
 void probe_reap_echo(struct probe_ctx *ctx)

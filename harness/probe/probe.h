@@ -88,6 +88,7 @@ void probe_op_unsupported(struct probe_ctx *ctx, char **args, int n,
 extern const struct probe_op probe_fs_ops[];
 extern const struct probe_op probe_mount_ops[];
 extern const struct probe_op probe_net_ops[];
+extern const struct probe_op probe_open_ops[];
 extern const struct probe_op probe_priv_ops[];
 extern const struct probe_op probe_proc_ops[];
 extern const struct probe_op probe_res_ops[];

@@ -82,6 +82,11 @@ attack '{ seed = 14, policy = {}, ops = { { "connect", "udp", "127.0.0.1", "$udp
 attack '{ seed = 15, policy = { { kind = "read_only_subpath", name = "ro" } }, ops = { { "rename", "ro", "ws/b" } } }'
 attack '{ seed = 16, policy = {}, ops = { { "symlink", "out", "agents" } } }'
 attack '{ seed = 17, policy = {}, ops = { { "rename", "ws/d", "zero" } } }'
+attack '{ seed = 18, policy = {}, ops = { { "chmod", "vis/victim", "777" } } }'
+attack '{ seed = 19, policy = {}, ops = { { "open", "config", "wronly,trunc" } } }'
+attack '{ seed = 20, policy = {}, ops = { { "open", "hooks/pre-commit", "wronly,creat,excl" } } }'
+attack '{ seed = 21, policy = {}, ops = { { "tmpfile_link", "out", "out/new", "x" } } }'
+attack '{ seed = 22, policy = { { kind = "read_only_subpath", name = "ro" } }, ops = { { "chmod", "ro/f", "4755" } } }'
 SANDPROOF_SCENARIOS="$tmp/atk" "$sp" run --runner none,ref --out "$tmp/atk-out" >"$tmp/atk.log" 2>&1
 nf=$(grep -c "^fail .*fs.attack_.* none .*impact: escape" "$tmp/atk.log")
 np=$(grep -c "^pass .*fs.attack_.* ref .*observed=confined" "$tmp/atk.log")
@@ -335,14 +340,14 @@ check 'grep -q "<h2>Explore runs</h2>" "$tmp/n.html"' "and so has the HTML repor
 # none is deterministic: the same seed finds the same violations (program,
 # seed, outcome) whether its programs run alone or eight to a launch
 for b in 1 8; do
-	"$sp" explore --runner none --budget 80 --seed 8 --no-shrink --batch $b --out "$tmp/b$b" >"$tmp/b$b.log" 2>&1
+	"$sp" explore --runner none --budget 80 --seed 12 --no-shrink --batch $b --out "$tmp/b$b" >"$tmp/b$b.log" 2>&1
 	grep "^violation" "$tmp/b$b.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/b$b.v"
 done
 check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v" && grep -q "residue: " "$tmp/b8.v"' "batched and alone find the same violations against none, residue among them ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
 check 'grep -q " 80 launches" "$tmp/b1.log" && grep -q " [1-7][0-9] launches" "$tmp/b8.log"' "alone: a launch a program; batched: fewer ($(grep -o '[0-9]* launches' "$tmp/b1.log") / $(grep -o '[0-9]* launches' "$tmp/b8.log"))"
 # two worker processes (--jobs 2) run the same programs between them: the
 # same violations, one summary
-"$sp" explore --runner none --budget 80 --seed 8 --no-shrink --jobs 2 --out "$tmp/j2" >"$tmp/j2.log" 2>&1
+"$sp" explore --runner none --budget 80 --seed 12 --no-shrink --jobs 2 --out "$tmp/j2" >"$tmp/j2.log" 2>&1
 st=$?
 grep "^violation" "$tmp/j2.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/j2.v"
 check '[ $st -eq 1 ] && cmp -s "$tmp/b8.v" "$tmp/j2.v" && grep -q "^explore none: 80 programs" "$tmp/j2.log"' "--jobs 2 finds the same violations in the same 80 programs (exit $st; $(diff "$tmp/b8.v" "$tmp/j2.v" | head -c 300); $(tail -1 "$tmp/j2.log" | head -c 120))"

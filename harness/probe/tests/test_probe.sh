@@ -139,7 +139,8 @@ for bad in "connect tcp localhost 80" "connect sctp 127.0.0.1 80" "connect tcp 1
 	"forkn 0" "forkn 100001" "alloc 0" "fill $T/x -1" "openn abc" "spin 0" "clone_user fork" \
 	"socketpair nosuch stream" "connect_from tcp 127.0.0.1 ::1 80" "connect_from tcp host 127.0.0.1 80" \
 	"listen_count tcp 127.0.0.1 0 0 $T/r" "listen_count tcp 127.0.0.1 0 5 " "mach_lookup " \
-	"xattr_set $T/x a"; do
+	"xattr_set $T/x a" "open $T/x bogus" "open $T/x rdonly,,trunc" "chmod $T/x 8" "chmod $T/x 17777" \
+	"tmpfile_link $T x"; do
 	# shellcheck disable=SC2086
 	run_probe u3 $bad
 	check "usage error: $bad" "$RC:$(wc -c <"$T/u3.out")" "2:0"
@@ -256,6 +257,21 @@ fi
 "${OTHER[@]}" "$PROBE" remount "$T" -- umount "$T" >"$T/m2.out" 2>/dev/null </dev/null
 check "remount without privilege: EPERM" "$(get m2 0 errno)" '"EPERM"'
 check "umount without privilege: EPERM" "$(get m2 1 errno)" '"EPERM"'
+
+# ---- open flags, chmod, an O_TMPFILE linked to a name
+printf 'hello' >"$T/of"
+ln -s "$T/of" "$T/ol"
+run_probe o1 open "$T/of" wronly,trunc -- open "$T/on" wronly,creat,excl -- open "$T/on" creat,excl \
+	-- open "$T/ol" rdonly,nofollow -- chmod "$T/on" 4710 -- tmpfile_link "$T" "$T/ot" "tmp text" \
+	-- tmpfile_link "$T" "$T/of" x -- open "$T/of" rdonly,directory
+valid o1
+check "open wronly,trunc: ok, the file emptied" "$(get o1 0 ok):$(wc -c <"$T/of")" "true:0"
+check "open creat,excl: made, then EEXIST" "$(get o1 1 ok):$(get o1 2 errno):$([ -f "$T/on" ] && echo f)" 'true:"EEXIST":f'
+check "open nofollow of a symlink: ELOOP" "$(get o1 3 errno):$(get o1 3 step)" '"ELOOP":"open"'
+check "chmod 4710: the mode set" "$(get o1 4 ok):$(stat -c %a "$T/on")" "true:4710"
+check "tmpfile_link: the anonymous file has the name and the text" "$(get o1 5 ok):$(cat "$T/ot")" "true:tmp text"
+check "tmpfile_link onto an existing name: EEXIST at link" "$(get o1 6 errno):$(get o1 6 step)" '"EEXIST":"link"'
+check "open rdonly,directory of a file: ENOTDIR" "$(get o1 7 errno)" '"ENOTDIR"'
 
 # ---- processes
 sleep 60 &

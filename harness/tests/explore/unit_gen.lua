@@ -14,7 +14,7 @@ local function checks()
   for i = 1, 3 do
     if first[i] ~= want[i] then return "rng(1) output " .. i .. " is " .. first[i] end
   end
-  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "rename", "config", "ws/d/g" }, { "link", "out/secret", "hooks/pre-commit" }, { "append", "agents", "x" }, { "symlink", "vis", "hooks/pre-commit" }, { "link", "ws/a", "vis/new" }, { "io_uring" } } }'
+  local want1 = '{ seed = 105870245163550, policy = { { kind = "read_only_subpath", name = "ro" }, { kind = "deny_read", name = "secret" } }, ops = { { "socket", "raw" }, { "sleep", 3 }, { "rename_exchange", "out/new", "ws/d/g" }, { "chmod", "out", "000" }, { "tmpfile_link", "out", "ws/d/g", "x" }, { "unshare_user" } } }'
   if gen.program_text(gen.program(1, 1)) ~= want1 then
     return "program(1, 1) is " .. gen.program_text(gen.program(1, 1))
   end

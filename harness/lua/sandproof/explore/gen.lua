@@ -73,6 +73,10 @@ M.SOCKETS_PERMITTED = { { "inet", "stream" }, { "inet6", "dgram" }, { "unix", "s
                         { "netlink", "raw", "0" } }
 M.SOCKETS_FORBIDDEN = { { "vsock", "stream" }, { "netlink", "raw", "9" }, { "packet", "dgram" },
                         { "raw" } }
+-- The flags of `open` (the probe's words) and the modes of `chmod`.
+M.OPEN_FLAGS = { "wronly,trunc", "wronly,creat,excl", "rdwr,creat", "wronly,creat,nofollow",
+                 "wronly,append", "rdonly,directory" }
+M.MODES = { "777", "4755", "000" }
 -- The pidfile of a background process: a name of the workspace only.
 M.PIDFILES = { "ws/b", "ws/d/g" }
 
@@ -124,6 +128,12 @@ M.GRAMMAR = {
   process_vm_readv = function(r) return { "process_vm_readv", "@" .. r:pick(M.PIDFILES) } end,
   -- TIOCSTI into a pty of the probe's own (PRIV-2 refuses it on any terminal)
   tiocsti_pty = function() return { "tiocsti_pty" } end,
+  -- an open whose flags are the effect (create, truncate), or its refusal
+  -- (nofollow through a planted symlink)
+  open = function(r) return { "open", file_or_absent(r), r:pick(M.OPEN_FLAGS) } end,
+  chmod = function(r) return { "chmod", name(r), r:pick(M.MODES) } end,
+  -- an anonymous file (O_TMPFILE) in a directory, linked to an absent name
+  tmpfile_link = function(r) return { "tmpfile_link", r:pick(M.DIRS), r:pick(M.ABSENT), r:pick(M.TEXTS) } end,
 }
 M.OPS = {}
 for k in pairs(M.GRAMMAR) do M.OPS[#M.OPS + 1] = k end
@@ -133,7 +143,7 @@ M.WEIGHT = { write = 6, append = 2, read = 3, stat = 1, mkdir = 2, rename = 5,
              rename_exchange = 4, symlink = 4, link = 4, unlink = 2, rmdir = 1,
              remount = 1, umount = 1, unshare_user = 1, connect = 2, sleep = 1,
              socket = 2, io_uring = 1, spawn_daemon = 1, ptrace = 1, process_vm_readv = 1,
-             tiocsti_pty = 1 }
+             tiocsti_pty = 1, open = 3, chmod = 2, tmpfile_link = 2 }
 M.TRACES = { ptrace = true, process_vm_readv = true }
 
 local function weighted_op(r)

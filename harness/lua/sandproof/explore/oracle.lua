@@ -56,11 +56,12 @@ local function layout(t, P)
 end
 
 -- One line per entry under path p (recursively, symlinks not followed):
--- type, inode, link count, content or the directory's listing order.
+-- type, inode, link count, mode, content or the directory's listing order.
 local function snap(p, out, label)
   local st = sp.lstat(p)
   if not st then out[#out + 1] = label .. " absent" return end
-  local line = string.format("%s %s ino=%d nlink=%s", label, st.type, st.ino, tostring(st.nlink or "-"))
+  local line = string.format("%s %s ino=%d nlink=%s mode=%o", label, st.type, st.ino,
+                             tostring(st.nlink or "-"), st.mode or 0)
   if st.type == "file" then line = line .. " " .. (tostring(sp.read(p)):gsub("\n", "\\n")) end
   out[#out + 1] = line
   if st.type == "dir" then
@@ -160,9 +161,11 @@ local function changed_labels(before, after)
   return table.concat(out, ", ")
 end
 
--- The argument of each op that names what it creates (write, append and
--- mkdir their only path; symlink, link and rename their second).
-local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3 }
+-- The argument of each op that names what it creates (write, append,
+-- mkdir and open their path; symlink, link, rename and tmpfile_link their
+-- second).
+local CREATES = { write = 2, append = 2, mkdir = 2, symlink = 3, link = 3, rename = 3, open = 2,
+                  tmpfile_link = 3 }
 M.CREATES = CREATES
 
 -- Honesty (META-3): an op that created an absent protected name and was
