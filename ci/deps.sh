@@ -29,7 +29,7 @@ fi
 PKGS="build-essential cmake pkg-config liblua5.4-dev lua5.4 libseccomp-dev
 libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3
 chromium fonts-dejavu-core
-gcc-mingw-w64-x86-64 wine64 dpkg-dev tcl gpgv"
+gcc-mingw-w64-x86-64 wine64 wine dpkg-dev tcl gpgv"
 
 missing=""
 for p in $PKGS; do

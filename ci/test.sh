@@ -90,6 +90,12 @@ echo "== the windows layer, cross-built by mingw-w64: its tests and smokes under
 # Wine) as .exe under Wine; then the backend's plumbing (job objects, the
 # handle list, quoting, the DACL journal) and the probe's.  Wine results are
 # plumbing only, never Windows: nothing here is recorded as windows.
+# The scripts below skip (exit 0) without wine, for a developer's machine;
+# here its absence is a failure, never a leg skipped and counted as passed.
+command -v wine >/dev/null 2>&1 && command -v wineserver >/dev/null 2>&1 || {
+	echo "ci/test.sh: wine is missing after ci/deps.sh (Debian: wine, wine64): the Wine legs cannot run" >&2
+	exit 1
+}
 sh ci/cross-windows.sh "$here/build-windows"
 sh ci/wine-smoke.sh
 sh ci/probe-windows.sh --smoke "$here/build-probe-windows"
