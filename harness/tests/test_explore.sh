@@ -220,12 +220,27 @@ return scenario {
             { "socket", "netlink", "raw", "0" }, { "connect", "tcp", "127.0.0.1", "$tcp" } } })) end,
 }
 EOT
+# a chmod of directories the workspace owns (.git itself, ws/d above a
+# deny_write file) is no violation, also seen by an observer that is not
+# root (who could not look below a mode-000 directory)
+cat >"$tmp/nr/fs/own.lua" <<'EOT'
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.nr_chmod_own", clauses = { "META-1", "FS-2" }, claim = "a chmod of the workspace's own directories is no violation",
+  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape" }, control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, { seed = 11, policy = { { kind = "deny_write", name = "ws/d/f" } },
+    ops = { { "chmod", "git", "000" }, { "chmod", "ws/d", "000" } } })) end,
+}
+EOT
 SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
 nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
 np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
 check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=escape: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=escape: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log" && grep -q "fs.nr_7 .* none .*observed=escape: pushed input into a terminal with TIOCSTI" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon, tracing and TIOCSTI attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
 check '[ "$np" -eq $j ]' "and none of them against ref (confined: $np): $(grep 'fs.nr_[0-9]* .* ref' "$tmp/nr.log" | grep -v '^pass' | head -c 600)"
 reached=$(sqlite3 "$tmp/nr-out/linux.sqlite" "select count(*) from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.nr_permitted' and e.body like '%connect ok%'" 2>&1)
+check 'grep -q "^pass .*fs.nr_chmod_own .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_chmod_own .* ref .*observed=confined" "$tmp/nr.log"' "a chmod of the workspace's own .git and ws/d is no violation: $(grep fs.nr_chmod_own "$tmp/nr.log" | head -c 300)"
 check 'grep -q "^pass .*fs.nr_permitted .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_permitted .* ref .*observed=confined" "$tmp/nr.log" && [ "$reached" = 2 ]' "permitted sockets, and the lab reached under network=allow, are no violation (connects that reached: $reached): $(grep fs.nr_permitted "$tmp/nr.log" | head -c 300)"
 
 # a daemon the adapter leaves alive (kill_leftovers off): residue, found by

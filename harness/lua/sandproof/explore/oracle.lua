@@ -314,10 +314,27 @@ local function residue(t, probe, r)
   return out
 end
 
+-- The directories above the guarded paths inside the workspace (the
+-- workspace, .git, ws/d) are the program's to chmod: the contract guards
+-- .git/hooks and .git/config, not .git.  An observer that is not root
+-- could no longer see below one left without its owner's rwx, and would
+-- take that for a change of what lies below: each is given them back
+-- (noted) before the snapshot after the run.
+local function traversable(t, P)
+  for _, n in ipairs { "ws", "git", "ws/d" } do
+    local st = sp.lstat(P[n])
+    if st and st.type == "dir" and st.mode & 448 ~= 448 then
+      t:note("note", string.format("%s left mode %o: its owner's rwx given back for the snapshot", n, st.mode))
+      sp.chmod(P[n], st.mode | 448)
+    end
+  end
+end
+
 -- Every violation the host sees after the run: { class, what }, escapes
 -- first.
 local function judge(t, P, before, policy, r, lab, ids, probe, launch)
   local v = {}
+  traversable(t, P)
   local after = snapshot(P, policy)
   if after ~= before then
     t:note("note", "host snapshot diff: " .. lib.snapshot_diff(before, after))
