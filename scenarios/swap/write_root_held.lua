@@ -5,8 +5,7 @@
 -- after, the command's write must never land outside (lib.swap_sweep).
 local lib = require "sandproof.lib"
 
-local SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr",
-                   "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "mount" }
+local SYSCALLS = lib.WRITE_ROOT_SYSCALLS
 
 return scenario {
   id = "swap.write_root_held",

@@ -689,6 +689,11 @@ function M.sibling_prefix_write(t, profile)
   return verdict
 end
 
+-- The path-resolving calls a hold on a write root counts: those where a
+-- runner resolves or attaches it (swap.write_root_held, explore's holds).
+M.WRITE_ROOT_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr",
+                          "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "mount" }
+
 -- every syscall that resolves a path (unused ones cost nothing)
 M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr", "mount",
                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "symlinkat", "linkat",

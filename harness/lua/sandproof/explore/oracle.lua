@@ -422,10 +422,6 @@ function M.profile(u, st) return profile_of(u, st.P, st.policy) end
 
 M.TIMEOUT_MS = 20000
 
--- The path-resolving calls a hold counts (those of swap.write_root_held).
-M.HOLD_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setattr",
-                    "newfstatat", "statx", "chdir", "fchdir", "mkdirat", "mount" }
-
 -- Runs spec with the runner held at its hold.at-th path-resolving call
 -- (any process of the run), where the workspace is exchanged with a
 -- symlink to the hidden outside; the exchange is undone once the runner
@@ -434,12 +430,12 @@ M.HOLD_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setat
 -- whose at-th call never came is a plain run (no retry), said in a note.
 -- A runner that then did not run the command at all (its setup refused
 -- the swapped workspace: SWAP-2, failing closed) is judged as it is: what
--- changed on the host, and a control that did not land (untested).
+-- changed on the host; M.run calls that failed_closed when nothing did.
 local function run_held(t, u, spec, hold)
   local link = t.tmp .. "/swap-" .. u.seed
   assert(sp.symlink(u.outside, link))
   local swapped
-  local r = t:hold { syscalls = M.HOLD_SYSCALLS, at = hold.at, retries = 0, sandbox = spec,
+  local r = t:hold { syscalls = lib.WRITE_ROOT_SYSCALLS, at = hold.at, retries = 0, sandbox = spec,
                      action = function(_, name) if sp.swap(u.ws, link) then swapped = name end end }
   if swapped then t:swap(u.ws, link) end
   t:note("note", swapped and string.format("hold: at path call %d (%s) the workspace was exchanged with a symlink to the hidden outside",
