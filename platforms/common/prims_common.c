@@ -1,7 +1,8 @@
 /* prims_common.c - the parts of the primitives seam every OS answers the
  * same way: proc.h's option defaults and result release, prims.h's
  * names, read from the OS's one table (names.h), and the OS-neutral
- * halves of prims_lacks and of a swapper (prims_common.h). */
+ * halves of prims_lacks, of a swapper and of proc.h's signal option
+ * (prims_common.h). */
 #include "names.h"
 #include "prims_common.h"
 #include "sandproof/prims.h"
@@ -28,6 +29,36 @@ void proc_result_free(struct proc_result *r)
 	r->out = r->err = NULL;
 }
 
+int proc_signal_check(const struct proc_opts *o)
+{
+	if (o->signal_no < 0 || o->signal_after_ms < 0 ||
+	    (o->signal_when && (!*o->signal_when || !o->signal_no)))
+		return -EINVAL;
+	return 0;
+}
+
+void proc_sigtimer_start(struct proc_sigtimer *t, const struct proc_opts *o, uint64_t now)
+{
+	t->state = !o->signal_no ? 0 : o->signal_when ? 1 : 2;
+	t->at = now + (uint64_t)o->signal_after_ms;
+}
+
+int proc_sigtimer_due(struct proc_sigtimer *t, const struct proc_opts *o, uint64_t now)
+{
+	struct stat st;
+
+	if (t->state == 1) {
+		/* Follows links, as "the path exists" means to a shell's -e. */
+		if (stat(o->signal_when, &st) < 0)
+			return PROC_SIGNAL_POLL_MS;
+		t->state = 2;
+		t->at = now + (uint64_t)o->signal_after_ms;
+	}
+	if (t->state != 2)
+		return -1;
+	return now >= t->at ? 0 : (int)(t->at - now);
+}
+
 const char *prims_errno_name(int err)
 {
 	return names_errno(err);
@@ -41,6 +72,11 @@ const char *prims_signal_name(int sig)
 int prims_errno_value(const char *name)
 {
 	return names_errno_value(name);
+}
+
+int prims_signal_value(const char *name)
+{
+	return names_signal_value(name);
 }
 
 const char *prims_lacks_find(const struct prims_lack *t, size_t n, const char *primitive)

@@ -29,6 +29,8 @@ const char *prims_errno_name(int err);
 const char *prims_signal_name(int sig);
 /* The value of an errno name, or -1. */
 int prims_errno_value(const char *name);
+/* The number of a signal name ("SIGTERM"; "TERM" too), or -1. */
+int prims_signal_value(const char *name);
 
 /* The primitives a scenario may ask for, by name: "hold", "fault", "swap",
  * "swapper", "lab", "census", "private_mounts".  NULL when this OS has it,

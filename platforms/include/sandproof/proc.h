@@ -117,7 +117,26 @@ struct proc_opts {
 				   * action gets the path as its "syscall" and
 				   * pid 0.  NULL elsewhere: the POSIX layers
 				   * refuse it (-EOPNOTSUPP) */
+
+	/* A signal to the program alone (by its pid, held so it cannot be a
+	 * recycled one; never to its group or its descendants), sent once:
+	 * signal_after_ms after it started, or, with signal_when, after that
+	 * path first exists (looked for every PROC_SIGNAL_POLL_MS while the
+	 * program lives, so a loaded machine cannot make the signal come
+	 * before the scene is set) and then signal_after_ms more.  Never sent
+	 * once the program ended.  The launcher sends it itself, never
+	 * through a shell: a non-interactive shell's background job starts
+	 * with SIGINT and SIGQUIT ignored, and would hide how the program
+	 * takes them.  Windows sends
+	 * SIGKILL only (TerminateProcess of the program); any other signal is
+	 * refused (-EOPNOTSUPP) before anything starts.  Like the timeout, it
+	 * is sent only while proc_run or proc_wait runs. */
+	int signal_no;            /* 0: none */
+	int signal_after_ms;      /* >= 0 */
+	const char *signal_when;  /* NULL: counted from the start; needs signal_no */
 };
+
+#define PROC_SIGNAL_POLL_MS 20
 
 /* Initialise opts: every fd -1, everything else zero/default. */
 void proc_opts_init(struct proc_opts *o);
@@ -158,12 +177,15 @@ struct proc_result {
 				 ended (after a timeout kill, if any), counted
 				 before kill_leftovers ends them */
 	int killed;           /* processes the launcher killed */
+	bool signalled;       /* signal_no was sent (to the program not yet
+				 reaped: it may have been ending) */
 };
 
 /* 0 on success (the program ran or failed to start: see setup_err), or
  * -errno when the launch itself failed (-EINVAL: bad options, unknown
  * syscall name, a faulted syscall also held, more fault syscalls with a
- * counted fault; -ENOSYS: no user notification here).  *r must be proc_result_free()d in both cases. */
+ * counted fault, a negative signal_no or signal_after_ms, signal_when
+ * empty or without signal_no; -ENOSYS: no user notification here).  *r must be proc_result_free()d in both cases. */
 int proc_run(const struct proc_opts *o, struct proc_result *r);
 
 void proc_result_free(struct proc_result *r);
@@ -187,8 +209,9 @@ void proc_result_free(struct proc_result *r);
  *               -errno of the run itself.
  *
  * o, and everything it points to, must stay valid until proc_end: the run
- * reads it throughout.  Nothing answers a held call, drains a pipe or
- * watches the timeout between two proc_wait calls.  proc_run is proc_start, proc_wait(h, -1), proc_end.
+ * reads it throughout.  Nothing answers a held call, drains a pipe, sends
+ * the signal or watches the timeout between two proc_wait calls.
+ * proc_run is proc_start, proc_wait(h, -1), proc_end.
  * proc_start: 0 and *h, or -errno (nothing started, *h NULL). */
 struct proc_handle;
 int proc_start(const struct proc_opts *o, struct proc_handle **h);

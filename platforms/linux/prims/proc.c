@@ -3,6 +3,7 @@
  * loop over the program's pidfd, pipes and notification listener, and the
  * result. */
 #include "proc_int.h"
+#include "prims_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +125,7 @@ static int proc_validate(const struct proc_opts *o)
 	for (int i = 0; i < o->n_keep_fds; i++)
 		if (o->keep_fds[i] < 3 || fcntl(o->keep_fds[i], F_GETFD) < 0)
 			return -EINVAL;
-	return 0;
+	return proc_signal_check(o);
 }
 
 /* One run: what proc_run set up, and where its poll loop stands. */
@@ -142,6 +143,7 @@ struct proc_run {
 	struct proc_buf bout, berr;
 	uint64_t start, deadline, drain_end;
 	size_t fed;       /* stdin bytes written */
+	struct proc_sigtimer sig;
 	bool over;        /* the program is reaped and the loop is done */
 	int rc;           /* the first -errno of the loop itself */
 };
@@ -271,6 +273,21 @@ static void proc_reap_wait(struct proc_run *s, struct proc_result *r)
 	r->duration_ms = proc_now_ms() - s->start;
 }
 
+/* The signal of the options, when due: to the program alone, through its
+ * pidfd (the unreaped program pins its pid).  How long the loop may wait
+ * before asking again, -1 for no bound. */
+static int proc_signal_step(struct proc_run *s, struct proc_result *r, uint64_t now)
+{
+	int due = proc_sigtimer_due(&s->sig, s->o, now);
+
+	if (due != 0)
+		return due;
+	proc_sigtimer_sent(&s->sig);
+	if (pidfd_send_signal(s->pidfd, s->o->signal_no, NULL, 0) == 0)
+		r->signalled = true;
+	return -1;
+}
+
 /* Handle one ready descriptor.  0, or -errno when the listener failed
  * (the loop goes on: the program still has to end). */
 static int proc_dispatch(struct proc_run *s, struct proc_result *r,
@@ -311,7 +328,7 @@ static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t unt
 	while (!s->over) {
 		struct pollfd p[5];
 		uint64_t now = proc_now_ms();
-		int np, wait;
+		int np, wait, sig_wait = -1;
 
 		if (!s->reaped && now >= s->deadline) {
 			r->timed_out = true;
@@ -326,11 +343,15 @@ static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t unt
 			proc_kill_run(s, r);
 			break;
 		}
+		if (!s->reaped)
+			sig_wait = proc_signal_step(s, r, now);
 		if (startup && s->in[1] < 0 && !(s->f.notify && s->lfd == -1))
 			return false;
 		if (now >= until)
 			return false;
 		np = proc_poll_fill(s, p, now, &wait);
+		if (sig_wait >= 0 && wait > sig_wait)
+			wait = sig_wait;
 		if ((uint64_t)wait > until - now)
 			wait = (int)(until - now);
 		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR) {
@@ -489,6 +510,7 @@ int proc_start(const struct proc_opts *o, struct proc_handle **hp)
 	h->r.pid = s->pid;
 	s->start = proc_now_ms();
 	s->deadline = s->start + (uint64_t)(o->timeout_ms > 0 ? o->timeout_ms : PROC_TIMEOUT_MS);
+	proc_sigtimer_start(&s->sig, o, s->start);
 	if (o->stdin_len == 0)
 		proc_close(&s->in[1]);
 	proc_advance(s, &h->r, UINT64_MAX, true);

@@ -5,10 +5,11 @@
  *
  * What a plain launch keeps of proc.h's contract: a new session, stdin
  * fed then closed, stdout and stderr captured within out_limit each (the
- * rest read and dropped), the timeout, and the tree kill - the session's
- * process group, which is all a POSIX system lets a parent name (a
- * process that leaves the group escapes it; a port with a process table
- * or a subreaper does better).  leftovers is 1 when some process of the
+ * rest read and dropped), the signal of the program alone (signal_no, by
+ * its unreaped pid; looked at every 20 ms at most), the timeout, and the
+ * tree kill - the session's process group, which is all a POSIX system
+ * lets a parent name (a process that leaves the group escapes it; a port
+ * with a process table or a subreaper does better).  leftovers is 1 when some process of the
  * group outlived the program (POSIX gives no count), maxrss_kib and
  * cpu_ms are not measured (0).  proc_start/proc_wait/proc_kill/proc_end
  * are the same launch in slices; inherit_stderr and keep_fds (close-on-exec
@@ -16,6 +17,7 @@
  *
  * Refused with -EOPNOTSUPP before anything starts (prims_lacks says why):
  * a hold or fault filter, a user or network namespace, private mounts. */
+#include "prims_common.h"
 #include "sandproof/proc.h"
 
 #include <errno.h>
@@ -50,6 +52,7 @@ struct proc_handle {
 	struct prun s;
 	struct proc_result r;
 	uint64_t t0;
+	struct proc_sigtimer sig;
 	bool over;    /* the program is reaped, its output drained */
 	bool killed;  /* proc_kill ended it: nothing of it is a leftover */
 };
@@ -218,6 +221,11 @@ static bool supervise(struct proc_handle *h, uint64_t until, bool startup)
 			h->r.killed++;
 			return true;
 		}
+		if (proc_sigtimer_due(&h->sig, s->o, now) == 0) {
+			/* its zombie would keep the pid ours: it is not reaped yet */
+			proc_sigtimer_sent(&h->sig);
+			h->r.signalled = kill(s->pid, s->o->signal_no) == 0;
+		}
 		if ((startup && s->in < 0) || now >= until)
 			return false;
 		if (poll(p, 3, until - now < 20 ? (int)(until - now) : 20) <= 0)
@@ -301,6 +309,8 @@ int proc_start(const struct proc_opts *o, struct proc_handle **hp)
 	for (int i = 0; i < o->n_keep_fds; i++)
 		if (o->keep_fds[i] < 3 || fcntl(o->keep_fds[i], F_GETFD) < 0)
 			return -EINVAL;
+	if (proc_signal_check(o) < 0)
+		return -EINVAL;
 	if (refused(o))
 		return -EOPNOTSUPP;
 	if (!(h = calloc(1, sizeof(*h))))
@@ -317,6 +327,7 @@ int proc_start(const struct proc_opts *o, struct proc_handle **hp)
 		return rc;
 	}
 	h->r.pid = h->s.pid;
+	proc_sigtimer_start(&h->sig, o, h->t0);
 	if (supervise(h, UINT64_MAX, true)) {
 		finish(&h->s, &h->r, h->t0, false);
 		h->over = true;

@@ -23,6 +23,12 @@
  * tree); maxrss_kib is the program's own peak working set (its
  * descendants' are not summed).
  *
+ * The signal of the options is SIGKILL alone: TerminateProcess of the
+ * program (its exit code 128 + SIGKILL, reported as that signal), never
+ * of its job, so what the program's own job or clean-up leaves alive is
+ * counted as leftovers like any other.  Windows has no way to deliver
+ * SIGTERM, SIGINT or SIGHUP to one process: any other signal is refused.
+ *
  * The hold names a path (o->hold_path, proc_hold.c: an oplock, its
  * breaks counted, the action run on the caller's thread in proc_wait
  * while the runner's open waits); hold_syscalls is refused.
@@ -30,7 +36,8 @@
  * Refused with -EOPNOTSUPP before anything starts (prims_lacks says why):
  * a hold of syscalls, fault filters, user and network namespaces, private mounts,
  * keep_fds (a descriptor's number does not survive into a Windows
- * process). */
+ * process), a signal other than SIGKILL. */
+#include "prims_common.h"
 #include "proc_int.h"
 
 #include <psapi.h>
@@ -57,6 +64,7 @@ struct proc_handle {
 	struct proc_result r;
 	uint64_t t0, exit_at;
 	bool exited, over, killed;
+	struct proc_sigtimer sig;
 	struct wproc_hold *hold;               /* o->hold_path's, or NULL */
 };
 
@@ -166,7 +174,8 @@ static void record_end(struct proc_handle *h)
 	if (K32GetProcessMemoryInfo(h->process, &pm, sizeof(pm)))
 		h->r.maxrss_kib = (long)(pm.PeakWorkingSetSize / 1024);
 	GetExitCodeProcess(h->process, &code);
-	if (h->killed || h->r.timed_out) {
+	if (h->killed || h->r.timed_out ||
+	    (h->r.signalled && code == 128 + (DWORD)h->o->signal_no)) {
 		h->r.term_signal = SIGKILL;
 	} else if (crash_signal(code)) {
 		h->r.term_signal = crash_signal(code);
@@ -212,8 +221,11 @@ static int refused(const struct proc_opts *o)
 		return -EINVAL;
 	if (o->hold_path && (!*o->hold_path || o->hold_syscalls || o->hold_at < 0))
 		return -EINVAL;
+	if (proc_signal_check(o) < 0)
+		return -EINVAL;
 	if (o->hold_syscalls || o->fault_syscall || o->fault_more_syscalls ||
-	    o->userns_fd >= 0 || o->netns_fd >= 0 || o->private_mounts || o->n_keep_fds)
+	    o->userns_fd >= 0 || o->netns_fd >= 0 || o->private_mounts || o->n_keep_fds ||
+	    (o->signal_no && o->signal_no != SIGKILL))
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -245,6 +257,7 @@ int proc_start(const struct proc_opts *o, struct proc_handle **out)
 	h->o = o;
 	h->bo.limit = h->be.limit = o->out_limit ? o->out_limit : PROC_OUT_LIMIT;
 	h->t0 = now_ms();
+	proc_sigtimer_start(&h->sig, o, h->t0);
 	*out = h;
 	if (!(h->job = wproc_job_new(&err)) || (err = wproc_launch(o, h->job, &e, &step))) {
 		setup_failed(h, err, step);
@@ -270,7 +283,8 @@ int proc_start(const struct proc_opts *o, struct proc_handle **out)
 	return 0;
 }
 
-/* One step of the run: drain, notice the end, apply the timeout. */
+/* One step of the run: drain, notice the end, send the signal when due,
+ * apply the timeout. */
 static void step_run(struct proc_handle *h)
 {
 	int t = h->o->timeout_ms > 0 ? h->o->timeout_ms : PROC_TIMEOUT_MS;
@@ -281,6 +295,9 @@ static void step_run(struct proc_handle *h)
 		return;
 	if (WaitForSingleObject(h->process, 0) == WAIT_OBJECT_0) {
 		record_end(h);
+	} else if (proc_sigtimer_due(&h->sig, h->o, now_ms()) == 0) {
+		proc_sigtimer_sent(&h->sig);
+		h->r.signalled = TerminateProcess(h->process, 128 + SIGKILL) != 0;
 	} else if (now_ms() - h->t0 >= (uint64_t)t) {
 		h->r.timed_out = true;
 		kill_run(h);

@@ -9,7 +9,9 @@
  *   tree N      starts a grandchild (mode "sleep"), prints its pid, then
  *               sleeps (N = 1) or exits 0 (N = 0)
  *   sleep       sleeps 60 s
- *   open PATH   opens PATH for reading (a file), then writes PATH.ran */
+ *   open PATH   opens PATH for reading (a file), then writes PATH.ran
+ *   mark PATH   sleeps 300 ms, writes PATH, starts a grandchild (mode
+ *               "sleep"), prints its pid, then sleeps 60 s */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,12 +31,20 @@
 
 static char self[4096];
 
-static int child_tree(int stay)
+static int child_tree(int stay, const char *mark)
 {
 	wchar_t w[4096], line[4200];
 	STARTUPINFOW si = {.cb = sizeof(si)};
 	PROCESS_INFORMATION pi;
 
+	if (mark) {
+		FILE *f;
+
+		Sleep(300);
+		if (!(f = fopen(mark, "wb")))
+			return 3;
+		fclose(f);
+	}
 	GetModuleFileNameW(NULL, w, 4096);
 	swprintf(line, 4200, L"\"%ls\" sleep", w);
 	if (!CreateProcessW(w, line, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
@@ -63,7 +73,9 @@ static int child_main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "tree"))
-		return child_tree(argc > 2 && !strcmp(argv[2], "1"));
+		return child_tree(argc > 2 && !strcmp(argv[2], "1"), NULL);
+	if (!strcmp(argv[1], "mark") && argc > 2)
+		return child_tree(1, argv[2]);
 	if (!strcmp(argv[1], "open") && argc > 2) {
 		FILE *f = fopen(argv[2], "rb");
 
@@ -156,6 +168,52 @@ static void check_refusals(void)
 	run(&o, &r, none);
 	t_ok(r.setup_err == ENOENT && r.exit_code == 127 && !strcmp(r.setup_step, "exec"),
 	     "no such program: setup_err ENOENT at exec, 127");
+	proc_result_free(&r);
+}
+
+/* The signal option: SIGKILL is TerminateProcess of the program alone,
+ * once the path exists and after_ms more; anything else is refused. */
+static void check_signal(void)
+{
+	struct proc_opts o;
+	struct proc_result r;
+	char mark[4200];
+	char *argv[] = {self, "mark", mark, NULL}, *echo[] = {self, "echo", NULL};
+	long g;
+
+	snprintf(mark, sizeof(mark), "%s.mark", self);
+	remove(mark);
+	proc_opts_init(&o);
+	o.signal_no = SIGKILL;
+	o.signal_when = mark;
+	o.signal_after_ms = 100;
+	o.timeout_ms = 20000;
+	run(&o, &r, argv);
+	g = r.out ? strtol(r.out, NULL, 10) : 0;
+	t_ok(r.signalled && r.term_signal == SIGKILL && !r.timed_out && r.duration_ms >= 400 &&
+	     access(mark, F_OK) == 0,
+	     "signal: SIGKILL once the path exists, not before (signalled %d signal %d, %lu ms)",
+	     r.signalled, r.term_signal, (unsigned long)r.duration_ms);
+	t_ok(r.leftovers == 1 && g > 0 && proc_pid_exists(g) == 0,
+	     "signal: the program alone; its grandchild %ld a leftover (%d), gone with the job", g,
+	     r.leftovers);
+	proc_result_free(&r);
+	remove(mark);
+	proc_opts_init(&o);
+	o.signal_no = SIGKILL;
+	o.signal_after_ms = 5000;
+	run(&o, &r, echo);
+	t_ok(r.exited && r.exit_code == 7 && !r.signalled, "signal: a program that ended is not signalled");
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	o.argv = echo;
+	o.signal_no = SIGTERM;
+	t_ok(proc_run(&o, &r) == -EOPNOTSUPP && r.pid == 0, "signal: SIGTERM is refused (EOPNOTSUPP), nothing runs");
+	proc_result_free(&r);
+	proc_opts_init(&o);
+	o.argv = echo;
+	o.signal_when = mark;
+	t_ok(proc_run(&o, &r) == -EINVAL, "signal: when without a signal is refused (EINVAL)");
 	proc_result_free(&r);
 }
 
@@ -354,6 +412,7 @@ int main(int argc, char **argv)
 	check_io();
 	check_tree();
 	check_refusals();
+	check_signal();
 	check_hold();
 	check_swapper();
 	check_census();
