@@ -121,6 +121,8 @@ static void push_result(lua_State *L, const struct proc_result *r)
 	lua_setfield(L, -2, "leftovers");
 	lua_pushinteger(L, r->killed);
 	lua_setfield(L, -2, "killed");
+	lua_pushboolean(L, r->signalled);
+	lua_setfield(L, -2, "signalled");
 	if (r->hold_note[0]) {
 		lua_pushstring(L, r->hold_note);
 		lua_setfield(L, -2, "hold_note");
@@ -145,7 +147,7 @@ static bool opt_table(lua_State *L, const char *fn, const char *key)
 
 static const char *const spawn_keys[] = {
 	"argv", "env", "cwd", "stdin", "timeout_ms", "private_mounts", "kill_leftovers",
-	"lab", "fault", "hold", NULL,
+	"lab", "fault", "hold", "signal", NULL,
 };
 /* sp.spawn_bg's: sp.spawn's and delay_ms */
 static const char *const spawn_bg_keys[] = {
@@ -156,6 +158,29 @@ static const char *const spawn_bg_keys[] = {
 #define SP_BG_DELAY_MAX 600000
 static const char *const fault_keys[] = {"syscall", "errno", "nth", "once", "arg1", NULL};
 static const char *const hold_keys[] = {"syscalls", "path", "at", "comm", "action", NULL};
+static const char *const signal_keys[] = {"name", "after_ms", "when", NULL};
+
+/* opts.signal (at idx, a table) into o; misuse raises. */
+static void spawn_signal(lua_State *L, int idx, struct proc_opts *o)
+{
+	const char *name;
+	lua_Integer after;
+
+	sp_opts_check(L, idx, "sp.spawn: signal", signal_keys);
+	name = sp_opt_string(L, idx, "sp.spawn: signal", "name", NULL, NULL);
+	if (!name)
+		luaL_error(L, "sp.spawn: signal needs a name (\"SIGTERM\")");
+	o->signal_no = prims_signal_value(name);
+	if (o->signal_no <= 0)
+		luaL_error(L, "sp.spawn: unknown signal name %s", name);
+	after = sp_opt_integer(L, idx, "sp.spawn: signal", "after_ms", 0);
+	if (after < 0 || after > SP_BG_DELAY_MAX)
+		luaL_error(L, "sp.spawn: signal.after_ms must be 0 to %d", SP_BG_DELAY_MAX);
+	o->signal_after_ms = (int)after;
+	o->signal_when = sp_opt_string(L, idx, "sp.spawn: signal", "when", NULL, NULL);
+	if (o->signal_when && !*o->signal_when)
+		luaL_error(L, "sp.spawn: signal.when must be a path");
+}
 
 /* opts.fault (at idx, a table) into o; misuse raises. */
 static void spawn_fault(lua_State *L, int idx, struct proc_opts *o)
@@ -249,11 +274,15 @@ static void spawn_opts(lua_State *L, const char *fn, const char *const *keys, st
 	if (opt_table(L, fn, "hold"))
 		spawn_hold(L, lua_gettop(L), o, hold, h);
 	lua_pop(L, 1);
+	if (opt_table(L, fn, "signal"))
+		spawn_signal(L, lua_gettop(L), o);
+	lua_pop(L, 1);
 }
 
 /* sp.spawn{argv, env (array "K=V"), cwd, stdin, timeout_ms, lab,
  * private_mounts, kill_leftovers, fault = {syscall, errno, nth, once, arg1},
- * hold = {syscalls, at, comm, action}} -> result | nil, msg, errno.
+ * hold = {syscalls, at, comm, action}, signal = {name, after_ms, when}}
+ * -> result | nil, msg, errno.
  * The hold action's error is raised here, once the run is over. */
 static int l_spawn(lua_State *L)
 {

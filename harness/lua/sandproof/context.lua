@@ -186,25 +186,20 @@ function T:spawn(o)
   local s = check.copy(o)
   s.signal_after_ms, s.signal, s.signal_when = nil, nil, nil
   if o.signal_after_ms or o.signal_when then
-    -- Signal the runner (and only it, by pid) N ms after it started, or
-    -- after the path signal_when exists (polled every 20 ms while the
-    -- runner lives: a loaded machine cannot make the signal come before
-    -- the scene is set) and then N ms more.  The wrapper shell hands the
-    -- runner its own stdin (an async list would get /dev/null) and keeps
-    -- its exit status; until it waits, a finished runner stays a zombie,
-    -- so the pid cannot be reused before the kill.
-    local wait = o.signal_when and
-      'while [ ! -e "$w" ] && kill -0 $p 2>/dev/null; do sleep 0.02; done; ' or ""
-    local argv = { "sh", "-c", string.format('w=$1; shift; exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; %ssleep %.3f; kill -s %s $p 2>/dev/null; wait $p',
-      wait, (o.signal_after_ms or 0) / 1000, (o.signal or "SIGTERM"):gsub("^SIG", "")), "sh", o.signal_when or "" }
-    for _, a in ipairs(o.argv) do argv[#argv + 1] = a end
-    s.argv = argv
+    -- Signal the runner (and only it, by its held pid) N ms after it
+    -- started, or after the path signal_when exists (looked for every
+    -- 20 ms while the runner lives: a loaded machine cannot make the
+    -- signal come before the scene is set) and then N ms more.  The
+    -- launcher sends it (proc.h), never a shell: a shell's background job
+    -- would start the runner with SIGINT ignored.
+    s.signal = { name = o.signal or "SIGTERM", after_ms = o.signal_after_ms or 0, when = o.signal_when }
   end
   if s.private_mounts then self:need_primitive("private_mounts") end
   s.lab, s.hold, s.fault = self._ctx.lab, self._ctx.hold, self._ctx.fault
   s.timeout_ms = s.timeout_ms or 60000
-  local r, err = sp.spawn(s)
-  if not r then self:error("spawn failed: " .. tostring(err)) end
+  -- the errno's name too: a CRT's strerror may know no text for it
+  local r, err, ename = sp.spawn(s)
+  if not r then self:error(string.format("spawn failed: %s (%s)", tostring(err), tostring(ename))) end
   return r
 end
 

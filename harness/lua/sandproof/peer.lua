@@ -129,7 +129,9 @@ end
 -- in order: the peer outlived its watchdog (runner_failed); it could not
 -- be started (sandbox_setup_failure, step from the spawn error); timeout(1)
 -- itself failed (status 125-127, "timeout: MESSAGE"); status 0 (success);
--- 128+N after the harness sent signal N (cancelled); 124 with timeout(1)'s
+-- status 128+N, or death by N, after the harness sent signal N (cancelled:
+-- the peer stopped on it; whether the command was killed too is the
+-- scenario's own host-side check); 124 with timeout(1)'s
 -- "sending signal" line, removed from stderr (timed_out).  Anything else
 -- is application_failure with the status as given, unless own(o, r, last)
 -- - the peer's own failure messages, its last stderr line `last` - says
@@ -154,7 +156,7 @@ function M.outcome(name, spec, r, own)
     o.setup_error = { step = "spawn", errno = M.STRERROR[watchdog:match(": ([^:]+)$") or ""], detail = watchdog }
   elseif r.code == 0 then
     o.kind = "success"
-  elseif cancel_signo and cancel_signo ~= 9 and r.code == 128 + cancel_signo then
+  elseif cancel_signo and cancel_signo ~= 9 and (r.code == 128 + cancel_signo or r.signal == cancel_signo) then
     o.kind, o.cancel_signal = "cancelled", spec.signal or "SIGTERM"
   elseif r.code == 124 and timed_out and not spec.signal_after_ms then
     o.kind = "timed_out"

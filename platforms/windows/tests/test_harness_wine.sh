@@ -15,7 +15,9 @@
 #     sandproof-ref.exe (`run --request -`, refused under Wine, naming it)
 #     and captures its stdout and exit code; t:lab() is unsupported;
 #     sp.spawn_bg with delay_ms (t:gc_async's wait) runs it no sooner than
-#     the delay, its stdout and exit code kept;
+#     the delay, its stdout and exit code kept; sp.spawn's signal SIGKILL
+#     ends a sleeping probe after its delay and long before its end, and
+#     SIGTERM is refused (EOPNOTSUPP);
 #   - `report` renders the database in all four formats, each naming the
 #     scenarios run.
 # SANDPROOF, REF: wrappers running the .exe under wine (CMakeLists.txt).
@@ -83,13 +85,22 @@ return scenario { id = "fs.host", clauses = { "FS-1" }, claim = "x",
     local g = assert(sp.spawn_bg { argv = { t.paths.ref, "--version" }, delay_ms = 700, timeout_ms = 60000 }):wait()
     local bg = string.format("bg %s %s", tostring(g.code), sp.now_ms() - t0 >= 700 and g.stdout == v.stdout and
       "delayed" or "early")
-    return string.format("%s|%d|%s|%s|%s|%s", v.stdout:gsub("%s+$", ""), r.code, o and o.kind or "?",
-      tostring(lab_ok), sp.os, bg)
+    -- sp.spawn's signal (t:spawn's signal_after_ms): SIGKILL is the
+    -- program's TerminateProcess, after the delay and long before its end;
+    -- any other signal is refused with nothing run
+    local k = assert(sp.spawn { argv = { t.paths.probe, "sleep", "20000" }, timeout_ms = 60000,
+      signal = { name = "SIGKILL", after_ms = 300 } })
+    local kill = string.format("kill %s %s %s", tostring(k.signal), tostring(k.signalled),
+      k.duration_ms >= 300 and k.duration_ms < 20000 and "in-time" or "at " .. tostring(k.duration_ms))
+    local nt, err, ename = sp.spawn { argv = { t.paths.probe, "getpid" }, signal = { name = "SIGTERM" } }
+    local term = nt == nil and ename == "EOPNOTSUPP" and "term refused" or "term " .. tostring(err) .. " " .. tostring(ename)
+    return string.format("%s|%d|%s|%s|%s|%s|%s|%s", v.stdout:gsub("%s+$", ""), r.code, o and o.kind or "?",
+      tostring(lab_ok), sp.os, bg, kill, term)
   end }
 LUA
 env SANDPROOF_SCENARIOS="$work/sc" "$sp" run --runner none --out "$work/host" >"$work/host.out" 2>&1
-check "sp.spawn: stdout, stdin and exit code of sandproof-ref.exe; t:lab() refused; sp.os wine; sp.spawn_bg delay_ms" \
-	'grep -q "^unsupported  *fs.host  *none  *observed=$refv|0|sandbox_setup_failure|false|wine|bg 0 delayed  reason: the scenario states no expected outcome on wine" "$work/host.out"'
+check "sp.spawn: stdout, stdin and exit code of sandproof-ref.exe; t:lab() refused; sp.os wine; sp.spawn_bg delay_ms; signal SIGKILL sent in time, SIGTERM refused" \
+	'grep -q "^unsupported  *fs.host  *none  *observed=$refv|0|sandbox_setup_failure|false|wine|bg 0 delayed|kill 9 true in-time|term refused  reason: the scenario states no expected outcome on wine" "$work/host.out"'
 
 # ---- reports ---------------------------------------------------------------
 for f in html junit markdown tap; do
