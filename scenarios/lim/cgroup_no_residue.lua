@@ -33,7 +33,7 @@ return scenario {
   claim = "a run's cgroups are removed after it, and those of a SIGKILLed runner by the next run",
   expect = { linux = { "clean" },
              macos = { unsupported = "cgroups are Linux only" },
-             windows = { unsupported = "cgroups are Linux only; the killed run is signalled by t:spawn's host shell wrapper (sh, kill)" } },
+             windows = { unsupported = "cgroups are Linux only" } },
   impact = { unbounded = "escape", residue = "residue", sandbox_survived = "residue" },
   control = "proc.exit_code_exact",
   run = function(t)

@@ -13,7 +13,7 @@ return scenario {
   id = "proc.cancel_kills_tree",
   clauses = { "PROC-4", "OUT-2" },
   claim = "SIGTERM to the runner cancels the run (kind cancelled, cancel_signal SIGTERM) and kills the whole tree, daemons and processes that ignore SIGTERM included",
-  expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid) and the runner is signalled by t:spawn's host shell wrapper (sh, kill), which native Windows lacks" } },
+  expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid), and Windows cannot deliver SIGTERM to one process: the harness signals a runner there with SIGKILL only (TerminateProcess)" } },
   impact = { ["not_cancelled:*"] = "reporting", survived = "residue" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -8,7 +8,7 @@ return scenario {
   id = "proc.cancel_signals",
   clauses = { "PROC-4", "OUT-2" },
   claim = "SIGINT, SIGTERM and SIGHUP to the runner each cancel the run (kind cancelled naming the signal) and kill the command",
-  expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh) and the runner is signalled by t:spawn's host shell wrapper (sh, kill), which native Windows lacks" } },
+  expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh), and Windows cannot deliver SIGINT, SIGTERM or SIGHUP to one process: the harness signals a runner there with SIGKILL only (TerminateProcess)" } },
   impact = { ["not_killed:*"] = "residue", ["misreported:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)

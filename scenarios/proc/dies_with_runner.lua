@@ -15,7 +15,7 @@ return scenario {
   id = "proc.dies_with_runner",
   clauses = { "PROC-10" },
   claim = "a SIGKILLed runner leaves no sandboxed process behind, daemonized ones and ones that ignore SIGTERM included",
-  expect = { linux = { "died" }, macos = { "died" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid) and the runner is killed by t:spawn's host shell wrapper (sh, kill), which native Windows lacks" } },
+  expect = { linux = { "died" }, macos = { "died" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid); rt.evict_no_residue_after_kill kills a runner there (SIGKILL: TerminateProcess) with probe ops" } },
   impact = { survived = "residue" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -9,10 +9,10 @@
 -- max_roots 0 evicts the dead run's root (its lease is free again: a held
 -- lease makes gc skip it) and leaves the parent empty: no stamp temporary,
 -- tombstone or orphan lease.  Positive control: the command really ran on
--- the root before the kill.  Shell-free: a first run provisions the root
--- and reports its TMPDIR; the killed run is probe ops.  (On Windows the
--- scenario is still unsupported: the kill is t:spawn's signal wrapper, a
--- host POSIX shell; the census part asks Windows for processes only.)
+-- the root before the kill.  Shell-free, on every OS: a first run
+-- provisions the root and reports its TMPDIR; the killed run is probe ops;
+-- the kill is the launcher's own (proc.h: SIGKILL of the runner alone,
+-- TerminateProcess on Windows), never a host shell.
 local lib = require "sandproof.lib"
 
 -- What each OS's census lists besides processes (t:census; macOS has no
@@ -24,7 +24,7 @@ return scenario {
   clauses = { "RT-4", "RT-6", "PROC-10" },
   claim = "after a runner is SIGKILLed mid-run its root's lease is free and gc leaves no residue in the runtime parent",
   expect = { linux = { "clean" }, macos = { "clean" },
-             windows = { unsupported = "the runner is SIGKILLed by t:spawn's host shell wrapper (sh, kill), which native Windows lacks" } },
+             windows = { "clean" } },
   impact = { gc_failed = "fidelity", lease_held = "residue", mount_left = "residue", process_left = "residue", residue = "residue" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
