@@ -49,21 +49,29 @@ cp "$here/explore/unit_gen.lua" "$tmp/unit/fs/"
 SANDPROOF_SCENARIOS="$tmp/unit" "$sp" run --runner none --out "$tmp/unit-out" >"$tmp/out" 2>&1
 check 'grep -q "^pass .*fs.explore_unit .*observed=ok" "$tmp/out"' "generator determinism, grammar coverage, ddmin: $(grep explore_unit "$tmp/out" | head -c 400)"
 
+# oracle_sc DIR ID CLAUSES CLAIM LINUX_EXPECTED PROGRAM: DIR/fs/ID.lua, the
+# scenario fs.ID whose run is the oracle judging one program (Lua table
+# text); CLAUSES and LINUX_EXPECTED are Lua list items ('"FS-1"')
+oracle_sc() {
+	mkdir -p "$1/fs"
+	cat >"$1/fs/$2.lua" <<EOT
+local oracle = require "sandproof.explore.oracle"
+return scenario {
+  id = "fs.$2", clauses = { $3 }, claim = "$4",
+  expect = { linux = { $5 }, macos = { unsupported = "explore is linux only so far" },
+             windows = { unsupported = "explore is linux only so far" } },
+  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting", ["residue*"] = "residue" },
+  control = "fs.workspace_writable",
+  run = function(t) return (oracle.run(t, $6)) end,
+}
+EOT
+}
+
 # ---- the oracle: hand-written attacks ---------------------------------------------
-mkdir -p "$tmp/atk/fs"
 i=0
 attack() { # program (Lua table text)
 	i=$((i + 1))
-	cat >"$tmp/atk/fs/a$i.lua" <<EOT
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.attack_$i", clauses = { "FS-1" }, claim = "attack $i is confined",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, $1)) end,
-}
-EOT
+	oracle_sc "$tmp/atk" "attack_$i" '"FS-1"' "attack $i is confined" '"confined"' "$1"
 }
 attack '{ seed = 1, policy = {}, ops = { { "write", "out/victim", "x" } } }'
 attack '{ seed = 2, policy = {}, ops = { { "write", "vis/new", "x" } } }'
@@ -96,7 +104,7 @@ check '[ "$np" -eq $i ]' "and none of them against ref (confined: $np): $(grep '
 # ---- the oracle's honesty check: ref with its denials removed ------------------------
 # ref_mute: ref's outcome with every denial dropped; a protected name it
 # created and ref undid (META-3) is then a reporting violation
-mkdir -p "$tmp/h/runners" "$tmp/hon/fs"
+mkdir -p "$tmp/h/runners"
 ln -s "$here/../lua" "$tmp/h/lua"
 cp "$here/../runners/ref.lua" "$tmp/h/runners/ref.lua"
 cat >"$tmp/h/runners/ref_mute.lua" <<'EOT'
@@ -109,16 +117,8 @@ function M.sandbox(t, spec)
 end
 return M
 EOT
-cat >"$tmp/hon/fs/hon.lua" <<'EOT'
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.honesty", clauses = { "META-3" }, claim = "a blocked creation is reported",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, { seed = 1, policy = {}, ops = { { "mkdir", "agents" } } })) end,
-}
-EOT
+oracle_sc "$tmp/hon" honesty '"META-3"' "a blocked creation is reported" '"confined"' \
+	'{ seed = 1, policy = {}, ops = { { "mkdir", "agents" } } }'
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
 check 'grep -q "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log" && grep -q "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log"' "an unreported blocked creation is a reporting violation: $(grep fs.honesty "$tmp/hon.log" | head -c 400)"
 
@@ -138,18 +138,8 @@ function M.sandbox(t, spec)
 end
 return M
 EOT
-mkdir -p "$tmp/hon2/fs"
 hon() { # id program
-	cat >"$tmp/hon2/fs/$1.lua" <<EOT
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.$1", clauses = { "PRIV-3", "OUT-5" }, claim = "denials are what happened",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, $2)) end,
-}
-EOT
+	oracle_sc "$tmp/hon2" "$1" '"PRIV-3", "OUT-5"' "denials are what happened" '"confined"' "$2"
 }
 hon hon_uring '{ seed = 1, policy = {}, ops = { { "io_uring" } } }'
 hon hon_write '{ seed = 2, policy = {}, ops = { { "write", "ws/a", "x" } } }'
@@ -162,17 +152,8 @@ check 'grep -q "^fail .*fs.hon_write .* ref_phantom .*observed=reporting: a sysc
 # at the first path call of the run; under none (no pinning) the writes
 # follow the symlink: an escape; ref pins the workspace (SWAP-1..3): no
 # escape (it fails closed or writes into the pinned directory)
-mkdir -p "$tmp/hd/fs"
-cat >"$tmp/hd/fs/held.lua" <<'EOT'
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.held", clauses = { "SWAP-3" }, claim = "a workspace exchanged at the first path call redirects no write",
-  expect = { linux = { "confined", "failed_closed" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, { seed = 1, policy = {}, ops = { { "write", "ws/a", "x" } }, hold = { at = 1 } })) end,
-}
-EOT
+oracle_sc "$tmp/hd" held '"SWAP-3"' "a workspace exchanged at the first path call redirects no write" \
+	'"confined", "failed_closed"' '{ seed = 1, policy = {}, ops = { { "write", "ws/a", "x" } }, hold = { at = 1 } }'
 SANDPROOF_SCENARIOS="$tmp/hd" "$sp" run --runner none,ref --out "$tmp/hd-out" >"$tmp/hd.log" 2>&1
 check 'grep -q "^fail .*fs.held .* none .*observed=escape: changed out/a, out/ctl" "$tmp/hd.log" && grep -q "^pass .*fs.held .* ref .*observed=\(confined\|failed_closed\)" "$tmp/hd.log"' "a held exchange of the workspace: an escape against none, none against ref: $(grep fs.held "$tmp/hd.log" | head -c 400)"
 
@@ -185,16 +166,7 @@ mkdir -p "$tmp/nr/fs"
 j=0
 nr_attack() { # program (Lua table text)
 	j=$((j + 1))
-	cat >"$tmp/nr/fs/n$j.lua" <<EOT
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.nr_$j", clauses = { "NET-5", "PROC-5" }, claim = "attack $j is confined",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape", ["residue*"] = "residue" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, $1)) end,
-}
-EOT
+	oracle_sc "$tmp/nr" "nr_$j" '"NET-5", "PROC-5"' "attack $j is confined" '"confined"' "$1"
 }
 nr_attack '{ seed = 1, policy = {}, ops = { { "socket", "vsock", "stream" } } }'
 nr_attack '{ seed = 2, policy = {}, ops = { { "socket", "netlink", "raw", "9" } } }'
