@@ -47,16 +47,11 @@ done
 if "$sp" --help | grep -q '__'; then notok "--help names an internal subcommand"
 else ok "--help names no internal subcommand"; fi
 
-mkdir -p "$tmp/sc/fs"
+. "$(dirname "$0")/sc_lib.sh"
 sc() { # name body... : the scenario fs.NAME whose run(t) is body
 	name=$1
 	shift
-	{
-		printf 'return scenario { id = "fs.%s", clauses = { "FS-1" }, claim = "x",\n' "$name"
-		printf '  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },\n'
-		printf '  impact = { ["*"] = "fidelity" },\n'
-		printf '  run = function(t)\n%s\n  end }\n' "$*"
-	} >"$tmp/sc/fs/$name.lua"
+	sc_write "$tmp/sc" "$name" FS-1 "$*"
 }
 # A daemon: a new session, its parent gone at once; its pid in FILE.
 daemon="setsid sh -c 'echo \$\$ > \"\$0\"; exec sleep 60' \"\$1\" </dev/null >/dev/null 2>&1 &"

@@ -26,16 +26,11 @@ n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 
-mkdir -p "$tmp/sc/fs"
+. "$(dirname "$0")/sc_lib.sh"
 sc() { # name body... : the scenario fs.sig_NAME whose run(t) is body
 	name=$1
 	shift
-	{
-		printf 'return scenario { id = "fs.sig_%s", clauses = { "PROC-4" }, claim = "x",\n' "$name"
-		printf '  expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } },\n'
-		printf '  impact = { ["*"] = "fidelity" },\n'
-		printf '  run = function(t)\n%s\n  end }\n' "$*"
-	} >"$tmp/sc/fs/sig_$name.lua"
+	sc_write "$tmp/sc" "sig_$name" PROC-4 "$*"
 }
 # what a result shows, for a failing case's line
 show='local function show(r) return string.format("code %s signal %s signalled %s timed_out %s duration %s leftovers %s stdout %q", tostring(r.code), tostring(r.signal), tostring(r.signalled), tostring(r.timed_out), tostring(r.duration_ms), tostring(r.leftovers), tostring(r.stdout)) end'
