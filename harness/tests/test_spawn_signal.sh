@@ -27,26 +27,21 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 
 . "$(dirname "$0")/sc_lib.sh"
-sc() { # name body... : the scenario fs.sig_NAME whose run(t) is body
-	name=$1
-	shift
-	sc_write "$tmp/sc" "sig_$name" PROC-4 "$*"
-}
 # what a result shows, for a failing case's line
 show='local function show(r) return string.format("code %s signal %s signalled %s timed_out %s duration %s leftovers %s stdout %q", tostring(r.code), tostring(r.signal), tostring(r.signalled), tostring(r.timed_out), tostring(r.duration_ms), tostring(r.leftovers), tostring(r.stdout)) end'
 
-sc term "$show
+sc_write "$tmp/sc" sig_term PROC-4 "$show
     local r = assert(sp.spawn { argv = { 'sh', '-c', 'trap \"echo got; exit 7\" TERM; i=0; while [ \$i -lt 100 ]; do sleep 0.05; i=\$((i+1)); done' },
       signal = { name = 'SIGTERM', after_ms = 300 }, timeout_ms = 20000 })
     if r.code == 7 and r.stdout == 'got\n' and r.signalled == true and r.duration_ms >= 300 then return 'ok' end
     return show(r)"
 
-sc int "$show
+sc_write "$tmp/sc" sig_int PROC-4 "$show
     local r = assert(sp.spawn { argv = { 'sleep', '10' }, signal = { name = 'SIGINT', after_ms = 100 }, timeout_ms = 5000 })
     if r.signal == 2 and r.signalled == true and not r.timed_out then return 'ok' end
     return show(r)"
 
-sc when "$show
+sc_write "$tmp/sc" sig_when PROC-4 "$show
     local f = t.tmp .. '/ready'
     local r = assert(sp.spawn { argv = { 'sh', '-c', 'sleep 0.4; echo x > \"\$0\"; sleep 10', f },
       signal = { name = 'SIGKILL', when = f, after_ms = 100 }, timeout_ms = 8000 })
@@ -55,7 +50,7 @@ sc when "$show
     end
     return show(r) .. ' ready ' .. tostring(sp.exists(f))"
 
-sc alone "$show
+sc_write "$tmp/sc" sig_alone PROC-4 "$show
     local f, g = t.tmp .. '/child.pid', t.tmp .. '/child.alive'
     local r = assert(sp.spawn { argv = { 'sh', '-c', '(sleep 0.5; echo alive > \"\$1\") & echo \$! > \"\$0\"; wait', f, g },
       signal = { name = 'SIGTERM', when = f, after_ms = 50 }, timeout_ms = 8000, kill_leftovers = false })
@@ -65,14 +60,14 @@ sc alone "$show
     end
     return show(r) .. ' child wrote ' .. tostring(sp.exists(g))"
 
-sc ended "$show
+sc_write "$tmp/sc" sig_ended PROC-4 "$show
     -- it exits at once, but its child keeps stdout open: the launcher
     -- drains the pipe past after_ms, with the program already reaped
     local r = assert(sp.spawn { argv = { 'sh', '-c', 'sleep 2 & exit 0' }, signal = { name = 'SIGKILL', after_ms = 50 } })
     if r.code == 0 and r.signalled == false then return 'ok' end
     return show(r)"
 
-sc misuse "for _, c in ipairs {
+sc_write "$tmp/sc" sig_misuse PROC-4 "for _, c in ipairs {
       { {}, 'sp.spawn: signal needs a name' },
       { { name = 'SIGNOPE' }, 'sp.spawn: unknown signal name SIGNOPE' },
       { { name = 'SIGTERM', after_ms = -1 }, 'sp.spawn: signal.after_ms must be 0 to' },
