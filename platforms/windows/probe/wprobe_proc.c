@@ -1,9 +1,10 @@
 /* wprobe_proc.c - the probe's process operations on Windows: identity,
- * sleeping, environment, working directory, a child process, ending the
- * probe. */
+ * sleeping, environment, working directory, a child process, a daemon,
+ * ending the probe. */
 #include "wprobe.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -209,6 +210,82 @@ static void wprobe_op_spawn(struct probe_ctx *ctx, char **a, int n, struct probe
 	CloseHandle(pi.hProcess);
 }
 
+/* PIDFILE holds pid and a newline: 0 or a Win32 error. */
+static DWORD wprobe_pidfile_write(const char *path, DWORD pid)
+{
+	DWORD code = 0, put;
+	wchar_t *w = wprobe_wide(path, &code);
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%lu\n", (unsigned long)pid);
+	HANDLE f;
+
+	if (!w)
+		return code;
+	f = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (f == INVALID_HANDLE_VALUE)
+		return GetLastError();
+	if (!WriteFile(f, line, (DWORD)len, &put, NULL) || put != (DWORD)len)
+		code = GetLastError() ? GetLastError() : ERROR_WRITE_FAULT;
+	if (!CloseHandle(f) && !code)
+		code = GetLastError();
+	return code;
+}
+
+/* spawn_daemon PIDFILE: a process that outlives the probe, the Windows way
+ * a daemon escapes its tree - the probe itself again, running "sleep" for a
+ * day, detached (no console), in a process group of its own, asking to
+ * break away from the probe's job (CREATE_BREAKAWAY_FROM_JOB; a job that
+ * forbids it makes CreateProcess fail with ERROR_ACCESS_DENIED, and the
+ * daemon is then started inside it: "breakaway" says which).  It inherits
+ * no handle (the runner's capture pipes are not held open by it).  Its
+ * command line names PIDFILE (as "env PIDFILE", an op that reads nothing
+ * of it), so a census by a marker in that path finds it.  The probe writes
+ * the daemon's pid to PIDFILE (a failure terminates the daemon, its own
+ * child, by handle) and does not wait for it. */
+static void wprobe_op_spawn_daemon(struct probe_ctx *ctx, char **a, int n, struct probe_res *res)
+{
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+	DWORD flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP, code = 0;
+	char self[4 * MAX_PATH], *argv[6] = {self, "sleep", "86400000", "--", "env", a[0]};
+	wchar_t wself[MAX_PATH], *line;
+	bool breakaway = true;
+
+	(void)ctx, (void)n;
+	if (!GetModuleFileNameW(NULL, wself, MAX_PATH) ||
+	    !WideCharToMultiByte(CP_UTF8, 0, wself, -1, self, sizeof(self), NULL, NULL)) {
+		wprobe_fail(res, GetLastError(), "self");
+		return;
+	}
+	if (!(line = wprobe_cmdline(argv, 6, &code))) {
+		wprobe_fail(res, code, "path");
+		return;
+	}
+	if (!CreateProcessW(wself, line, NULL, NULL, FALSE, flags | CREATE_BREAKAWAY_FROM_JOB, NULL,
+			    NULL, &si, &pi)) {
+		code = GetLastError();
+		breakaway = false;
+		if (code != ERROR_ACCESS_DENIED ||
+		    !CreateProcessW(wself, line, NULL, NULL, FALSE, flags, NULL, NULL, &si, &pi)) {
+			wprobe_fail(res, code == ERROR_ACCESS_DENIED ? GetLastError() : code, "create");
+			free(line);
+			return;
+		}
+	}
+	free(line);
+	CloseHandle(pi.hThread);
+	if ((code = wprobe_pidfile_write(a[0], pi.dwProcessId)) != 0) {
+		TerminateProcess(pi.hProcess, 1);
+		CloseHandle(pi.hProcess);
+		wprobe_fail(res, code, "pidfile");
+		return;
+	}
+	CloseHandle(pi.hProcess);
+	probe_field_int(res, "pid", (long long)pi.dwProcessId);
+	probe_field_bool(res, "breakaway", breakaway);
+}
+
 static int wprobe_check_exit(char **a, int n, char *msg, size_t len)
 {
 	long long v;
@@ -237,6 +314,7 @@ const struct probe_op wprobe_proc_ops[] = {
 	{"env", 1, 1, "NAME", NULL, wprobe_op_env},
 	{"cwd", 0, 0, "", NULL, wprobe_op_cwd},
 	{"spawn", 1, WPROBE_SPAWN_MAX_ARGS, "PROG [ARG...]", NULL, wprobe_op_spawn},
+	{"spawn_daemon", 1, 1, "PIDFILE", NULL, wprobe_op_spawn_daemon},
 	{"exit", 1, 1, "CODE", wprobe_check_exit, wprobe_op_exit},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

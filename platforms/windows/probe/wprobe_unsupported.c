@@ -48,7 +48,6 @@ const struct probe_op wprobe_unsupported_ops[] = {
 	U("caps", 0, 0, ""),
 	U("no_new_privs", 0, 0, ""),
 	U("kill", 2, 2, "PID SIG"),
-	U("spawn_daemon", 1, 1, "PIDFILE"),
 	U("flood", 1, 2, "BYTES [stdout|stderr]"),
 	U("signal", 1, 1, "SIG"),
 	U("forkn", 1, 2, "N [TAG]"),

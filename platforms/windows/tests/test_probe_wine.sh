@@ -232,6 +232,29 @@ check "env: an unset variable is null" "$(get 4 value)" null
 check "cwd: the Windows name of the working directory" "$(get 5 path)" "$WD"
 check "getpid: the sentinel's pid" "$(get 6 pid)" "$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["pid"])' "$T/out")"
 
+# spawn_daemon: a process that outlives the probe, its pid in PIDFILE, its
+# command line naming PIDFILE (the marker a census finds it by).  Under Wine
+# the daemon is a Linux process whose command line is the Windows one: found
+# here by the marker, and killed by pid at the end (cleanup's PIDS).
+mark="sp-daemon-$$.pid"
+run 2 spawn_daemon "$WD\\$mark" -- getpid
+DPID=$(tr -d '\r\n' <"$T/w/$mark" 2>/dev/null)
+check "spawn_daemon: ok, its pid the one in PIDFILE, the probe ended without waiting for it" \
+	"$SHAPE $(get 0 ok) $RC $([ -n "$DPID" ] && [ "$(get 0 pid)" = "$DPID" ] && echo same)" "ok true 0 same"
+LPIDS=$(SP_MARK=$mark "$PY" -c 'import os
+m = os.environ["SP_MARK"].encode()
+for p in os.listdir("/proc"):
+    if p.isdigit() and int(p) != os.getpid():
+        try:
+            c = open("/proc/%s/cmdline" % p, "rb").read()
+        except OSError:
+            continue
+        if m in c and b"86400000" in c:
+            print(p)')
+for p in $LPIDS; do PIDS+=("$p"); done
+check "spawn_daemon: the daemon lives on after the probe, its command line naming PIDFILE" \
+	"$([ -n "$LPIDS" ] && echo alive)" alive
+
 # ---- 4. what Windows lacks, and the command line -----------------------------
 run 2 ptrace 1 -- rename_exchange a b
 check "unsupported: the typed shape" "$(get 0 errno) $(get 0 step) $(get 0 unsupported) $(get 1 unsupported)" \
