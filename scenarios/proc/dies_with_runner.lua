@@ -11,37 +11,68 @@
 -- daemon killed a moment later was counted as a survivor).  That file is
 -- the oracle (the harness kills a runner's leftovers as soon as the runner
 -- exits, so a census afterwards could not tell).
+-- Then the probe form, the only one on Windows and Wine (no sh): the command
+-- is the probe, which starts a daemon (spawn_daemon: setsid and a double
+-- fork; on Windows a detached process asking to break away from the job),
+-- writes "started" and sleeps; the runner is SIGKILLed 100 ms after
+-- (TerminateProcess on Windows).  Its oracles: no process with its marker
+-- (in the daemon's pidfile name, which a Windows daemon's command line
+-- names) once the runner is gone, and none the harness had to kill
+-- (r.harness_killed).  Positive control: started, and the pid file.
+
+-- The shell form: a daemon that ignores SIGTERM and reports its survival.
+local function shell_form(t, marker)
+  local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
+    'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
+    'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
+  local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
+    signal = "SIGKILL", command = { "sh", "-c",
+    'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
+    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
+    'echo started > "$PWD/started"; sleep 15' } }
+  sp.sleep_ms(300)
+  local left = sp.census { marker = marker }
+  t:note("census", string.format("shell form: kind=%s started=%s daemon=%s survived=%s processes with marker: %d; " ..
+    "left for the harness to kill: %s", tostring(r.outcome.kind), tostring(sp.exists(t.ws .. "/started")),
+    tostring(sp.exists(t.ws .. "/daemon.pid")), tostring(sp.exists(t.ws .. "/survived")), #left.processes,
+    tostring(r.harness_killed)))
+  if not (sp.exists(t.ws .. "/started") and sp.exists(t.ws .. "/daemon.pid")) then return "control_failed" end
+  if sp.exists(t.ws .. "/survived") or #left.processes > 0 or (r.harness_killed or 0) > 0 then
+    return "survived"
+  end
+  return "died"
+end
+
+local function probe_form(t, marker)
+  local pidfile, started = t.ws .. "/" .. marker .. ".pid", t.ws .. "/started-probe"
+  local r = t:sandbox { timeout_ms = 20000, signal_when = started, signal_after_ms = 100, signal = "SIGKILL",
+    probe = { { "env", marker }, { "spawn_daemon", pidfile }, { "write", started, "started\n" },
+              { "sleep", 15000 } } }
+  sp.sleep_ms(300)
+  local left = sp.census { marker = marker }
+  t:note("census", string.format("probe form: kind=%s started=%s daemon pid file %s; processes with marker: %d; " ..
+    "left for the harness to kill: %s", tostring(r.outcome.kind), tostring(sp.exists(started)),
+    tostring(sp.exists(pidfile)), #left.processes, tostring(r.harness_killed)))
+  if not (sp.exists(started) and sp.exists(pidfile)) then return "control_failed" end
+  if #left.processes > 0 or (r.harness_killed or 0) > 0 then return "survived" end
+  return "died"
+end
+
 return scenario {
   id = "proc.dies_with_runner",
   clauses = { "PROC-10" },
   claim = "a SIGKILLed runner leaves no sandboxed process behind, daemonized ones and ones that ignore SIGTERM included",
-  expect = { linux = { "died" }, macos = { "died" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid); rt.evict_no_residue_after_kill kills a runner there (SIGKILL: TerminateProcess) with probe ops" } },
+  expect = { linux = { "died" }, macos = { "died" }, windows = { "died" } },
   impact = { survived = "residue" },
   control = "fs.workspace_writable",
   run = function(t)
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
-    local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
-      'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-      'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
-    local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
-      signal = "SIGKILL", command = { "sh", "-c",
-      'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
-      'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
-      'echo started > "$PWD/started"; sleep 15' } }
-    sp.sleep_ms(300)
-    local left = sp.census { marker = marker }
-    t:note("census", string.format("kind=%s started=%s daemon=%s survived=%s processes with marker: %d",
-      tostring(r.outcome.kind), tostring(sp.exists(t.ws .. "/started")),
-      tostring(sp.exists(t.ws .. "/daemon.pid")), tostring(sp.exists(t.ws .. "/survived")), #left.processes))
-    if not (sp.exists(t.ws .. "/started") and sp.exists(t.ws .. "/daemon.pid")) then return "control_failed" end
-    -- r.harness_killed: processes still alive after the runner ended, which
-    -- the harness then had to kill itself
-    t:note("note", "processes left for the harness to kill: " .. tostring(r.harness_killed))
-    if sp.exists(t.ws .. "/survived") or #left.processes > 0 or (r.harness_killed or 0) > 0 then
-      return "survived"
+    if sp.os ~= "windows" and sp.os ~= "wine" then
+      local v = shell_form(t, marker)
+      if v ~= "died" then return v end
     end
-    return "died"
+    return probe_form(t, marker .. "-probe")
   end,
 }
