@@ -180,32 +180,16 @@ if [ "$(id -u)" -eq 0 ]; then
 	nr_attack '{ seed = 6, policy = {}, ops = { { "socket", "raw" } } }'
 fi
 # permitted families, and lab hits under network=allow (NET-3): no violation
-cat >"$tmp/nr/fs/ok.lua" <<'EOT'
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.nr_permitted", clauses = { "NET-3", "NET-5" }, claim = "permitted sockets and a lab reached under allow are no violation",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape", ["residue*"] = "residue" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, { seed = 7, policy = { { kind = "network", name = "allow" } },
+oracle_sc "$tmp/nr" nr_permitted '"NET-3", "NET-5"' "permitted sockets and a lab reached under allow are no violation" \
+	'"confined"' '{ seed = 7, policy = { { kind = "network", name = "allow" } },
     ops = { { "socket", "inet", "stream" }, { "socket", "inet6", "dgram" }, { "socket", "unix", "stream" },
-            { "socket", "netlink", "raw", "0" }, { "connect", "tcp", "127.0.0.1", "$tcp" } } })) end,
-}
-EOT
+            { "socket", "netlink", "raw", "0" }, { "connect", "tcp", "127.0.0.1", "$tcp" } } }'
 # a chmod of directories the workspace owns (.git itself, ws/d above a
 # deny_write file) is no violation, also seen by an observer that is not
 # root (who could not look below a mode-000 directory)
-cat >"$tmp/nr/fs/own.lua" <<'EOT'
-local oracle = require "sandproof.explore.oracle"
-return scenario {
-  id = "fs.nr_chmod_own", clauses = { "META-1", "FS-2" }, claim = "a chmod of the workspace's own directories is no violation",
-  expect = { linux = { "confined" }, macos = { unsupported = "explore is linux only so far" },
-             windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape" }, control = "fs.workspace_writable",
-  run = function(t) return (oracle.run(t, { seed = 11, policy = { { kind = "deny_write", name = "ws/d/f" } },
-    ops = { { "chmod", "git", "000" }, { "chmod", "ws/d", "000" } } })) end,
-}
-EOT
+oracle_sc "$tmp/nr" nr_chmod_own '"META-1", "FS-2"' "a chmod of the workspace's own directories is no violation" \
+	'"confined"' '{ seed = 11, policy = { { kind = "deny_write", name = "ws/d/f" } },
+    ops = { { "chmod", "git", "000" }, { "chmod", "ws/d", "000" } } }'
 SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
 nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
 np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
