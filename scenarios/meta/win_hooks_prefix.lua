@@ -6,10 +6,16 @@
 local lib = require "sandproof.lib"
 
 local function back(p) return (p:gsub("/", "\\")) end
+-- C:\x through the drive's administrative share C$; a path with no drive
+-- (the POSIX stand-in of harness/tests/test_win_spellings.sh) through the
+-- share root$ that stand-in's model gives the root
+local function unc(b)
+  local drive, rest = b:match("^(%a):(\\.*)$")
+  return "\\\\localhost\\" .. (drive and (drive .. "$" .. rest) or ("root$" .. b))
+end
 local function SPELL(hooks)
   local b = back(hooks .. "/pre-commit")
-  return { "\\\\?\\" .. b, "\\\\.\\" .. b,
-           "\\\\localhost\\" .. b:sub(1, 1) .. "$" .. b:sub(3) }
+  return { "\\\\?\\" .. b, "\\\\.\\" .. b, unc(b) }
 end
 
 return scenario {
