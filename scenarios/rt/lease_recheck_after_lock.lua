@@ -9,7 +9,11 @@
 -- TMPDIR keeps the command's file to the end.  A run that kept the lock on
 -- the unlinked file holds no lease at all, and the second evictor takes
 -- its root from under it.  Positive controls: the first evictor evicted
--- the root, and the held call came.
+-- the root, and the held call came.  Windows: no path hold opens this
+-- window (the oplock rules of IRP_MJ_CREATE and IRP_MJ_LOCK_CONTROL): an
+-- exclusive oplock breaks at the runner's open, and the shared oplocks that
+-- can be granted while the runner has the file open let its lock proceed
+-- at once.
 local lib = require "sandproof.lib"
 
 return scenario {
@@ -18,7 +22,7 @@ return scenario {
   claim = "a run whose lease file was unlinked while it waited for the lock takes the new lease, so eviction cannot take its root during the run",
   expect = { linux = { "kept" },
              macos = { unsupported = "no syscall interposition on macOS: the hold sweep needs seccomp user notification (the lease is re-checked in a held window)" },
-             windows = { unsupported = "the window is a seccomp hold on the runner's flock; a Windows hold names a path (an oplock), not a syscall" } },
+             windows = { unsupported = "no oplock holds this window (between the runner's open of the lease file and its lock): the open itself breaks an exclusive oplock, before the runner has the file; once it has it only a shared oplock (read, read-handle) can be granted, and a byte-range lock breaks that without waiting" } },
   impact = { evicted = "fidelity", gc_failed = "fidelity", ["broken:*"] = "fidelity" },
   control = "rt.evict_lru",
   needs = { "gc" },
