@@ -9,6 +9,8 @@
 -- runner exits, so a census afterwards could not tell - r.harness_killed
 -- counts what it had to kill).  The outcome must be cancelled, naming the
 -- signal.
+local lib = require "sandproof.lib"
+
 return scenario {
   id = "proc.cancel_kills_tree",
   clauses = { "PROC-4", "OUT-2" },
@@ -20,14 +22,9 @@ return scenario {
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
-    local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
-      'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-      'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
     local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
       signal = "SIGTERM", command = { "sh", "-c",
-      'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
-      'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
-      'echo started > "$PWD/started"; ' ..
+      'trap "" TERM; ' .. lib.sh_term_daemon(marker, 30) .. 'echo started > "$PWD/started"; ' ..
       'i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; echo finished > "$PWD/finished"' } }
     sp.sleep_ms(300)
     local o = r.outcome

@@ -20,16 +20,13 @@
 -- names) once the runner is gone, and none the harness had to kill
 -- (r.harness_killed).  Positive control: started, and the pid file.
 
+local lib = require "sandproof.lib"
+
 -- The shell form: a daemon that ignores SIGTERM and reports its survival.
 local function shell_form(t, marker)
-  local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
-    'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-    'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
   local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
     signal = "SIGKILL", command = { "sh", "-c",
-    'trap "" TERM; (P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
-    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 30 ]; do sleep 0.01; i=$((i+1)); done; ' ..
-    'echo started > "$PWD/started"; sleep 15' } }
+    'trap "" TERM; ' .. lib.sh_term_daemon(marker, 30) .. 'echo started > "$PWD/started"; sleep 15' } }
   sp.sleep_ms(300)
   local left = sp.census { marker = marker }
   t:note("census", string.format("shell form: kind=%s started=%s daemon=%s survived=%s processes with marker: %d; " ..

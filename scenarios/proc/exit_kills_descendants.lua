@@ -17,14 +17,11 @@
 -- (r.harness_killed: it kills those at once).  Positive control, in both
 -- forms: the daemon wrote its pid file.
 
+local lib = require "sandproof.lib"
+
 -- The shell form: a daemon that ignores SIGTERM and reports its survival.
 local function shell_form(t, marker)
-  local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
-    'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-    'kill -0 $P 2>/dev/null || sleep 0.05; echo survived > "$WS/survived"; sleep 5'
-  local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c",
-    '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
-    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done; exit 0' } }
+  local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c", lib.sh_term_daemon(marker, 200) .. 'exit 0' } }
   sp.sleep_ms(300) -- a survivor writes 50 ms after the command is gone
   local left = sp.census { marker = marker }
   t:note("census", string.format("shell form: kind=%s daemon started=%s survived=%s processes with marker: %d",

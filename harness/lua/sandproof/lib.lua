@@ -700,6 +700,23 @@ M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setat
                    "renameat2", "unlinkat", "readlink", "readlinkat", "access", "faccessat",
                    "faccessat2", "inotify_add_watch", "execve", "pivot_root", "umount2", "statfs" }
 
+-- ---- processes: a daemon for the kill scenarios ----------------------------
+
+-- Shell text (PROC-5, PROC-10) that starts a daemon: setsid, from a
+-- subshell's background (reparented at once), $0 the marker the census
+-- finds it by, SIGTERM and SIGPIPE ignored.  It writes its pid to
+-- $PWD/daemon.pid, watches the command's shell ($P) and its own output,
+-- and once either is gone waits 50 ms (time for a sandbox to end it) and
+-- writes $PWD/survived.  The text then waits up to tries * 10 ms for the
+-- pid file; the caller's command goes on after it.
+function M.sh_term_daemon(marker, tries)
+  local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
+    'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
+    'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
+  return '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
+    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt ' .. math.tointeger(tries) .. ' ]; do sleep 0.01; i=$((i+1)); done; '
+end
+
 -- ---- Windows: path spellings and junction sweeps (issue 17) ----------------
 
 -- The Windows path-spelling scenarios (meta.win_*): the command writes a
