@@ -3,11 +3,11 @@
 -- Afterwards no sandboxed process is left, a daemon the command started
 -- (probe spawn_daemon: setsid and a double fork; on Windows a detached
 -- process asking to break away from the job) included (the census, by a
--- marker in their command lines), and, where the OS's census lists them (Linux:
--- CENSUS below), no lock is held in the runtime parent and no mount is
--- left under the scenario's directory; Windows's census lists processes
--- only (no lock or mount table, platforms/windows/prims/census_win.c), so
--- there the lease is judged by gc alone.  Then gc with max_age_s 0 and
+-- marker in their command lines), and, where the OS's census lists them
+-- (CENSUS below), no lock is held in the runtime parent and no mount is
+-- left under the scenario's directory; Windows's census finds a held lock
+-- by contention (an exclusive LockFileEx refused,
+-- platforms/windows/prims/census_win.c) and has no mount table.  Then gc with max_age_s 0 and
 -- max_roots 0 evicts the dead run's root (its lease is free again: a held
 -- lease makes gc skip it) and leaves the parent empty: no stamp temporary,
 -- tombstone or orphan lease.  Positive control: the command really ran on
@@ -19,7 +19,7 @@ local lib = require "sandproof.lib"
 
 -- What each OS's census lists besides processes (t:census; macOS has no
 -- census at all: unsupported there, with the platform's reason).
-local CENSUS = { linux = { locks = true, mounts = true } }
+local CENSUS = { linux = { locks = true, mounts = true }, windows = { locks = true } }
 
 return scenario {
   id = "rt.evict_no_residue_after_kill",

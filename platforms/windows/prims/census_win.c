@@ -7,9 +7,10 @@
  * Not the run's job: a run's job object kills what is in it when it
  * closes (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, enforce/job.c and
  * proc_job.c), so what outlives a run is what left or was never in its
- * job; the marker and the live parent chain find that.  No mount table and
- * no lock table exist to list: a census asking for mounts or locks is
- * -EOPNOTSUPP, never an empty answer. */
+ * job; the marker and the live parent chain find that.  No mount table
+ * exists to list: a census asking for mounts is -EOPNOTSUPP, never an
+ * empty answer.  No lock table either: locks are found by contention
+ * (lock_held below, over wcensus_add_locks's walk). */
 #include "sandproof/census.h"
 
 #include "wcensus.h"
@@ -136,6 +137,44 @@ static int table_read(struct wcensus_proc **out, size_t *n)
 	return 0;
 }
 
+/* Whether another handle holds a lock on path: an exclusive lock on every
+ * byte (the range compat/flock.c's flock takes, so a lease ref holds,
+ * shared or exclusive, conflicts), failing at once instead of waiting,
+ * and released at once when granted.  A file whose open is a sharing
+ * violation is held too (a handle that lets no reader in).  The link is
+ * never followed (FILE_FLAG_OPEN_REPARSE_POINT; the walk asks only about
+ * regular files).  1 held, 0 free, -ENOENT gone, -EACCES or -EIO not
+ * asked.  Security: a momentary exclusive lock: a runner or gc taking a
+ * lease while it is held sees it busy (gc skips the root), never a lease
+ * lost; the census runs after the runs it looks at. */
+static int lock_held(const char *path, void *arg)
+{
+	wchar_t w[4200];
+	OVERLAPPED ov = {0};
+	HANDLE h;
+	DWORD e;
+	int held = 0;
+
+	(void)arg;
+	if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, 4200))
+		return -ENAMETOOLONG;
+	h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		e = GetLastError();
+		if (e == ERROR_SHARING_VIOLATION)
+			return 1;
+		return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? -ENOENT :
+		       e == ERROR_ACCESS_DENIED ? -EACCES : -EIO;
+	}
+	if (LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, MAXDWORD, MAXDWORD, &ov))
+		held = UnlockFileEx(h, 0, MAXDWORD, MAXDWORD, &ov) ? 0 : -EIO;
+	else
+		held = GetLastError() == ERROR_LOCK_VIOLATION ? 1 : -EIO;
+	CloseHandle(h);
+	return held;
+}
+
 int census_take(const struct census_opts *o, struct census *out)
 {
 	struct wcensus_proc *v;
@@ -147,14 +186,16 @@ int census_take(const struct census_opts *o, struct census *out)
 	memset(out, 0, sizeof(*out));
 	if (!o)
 		return -EINVAL;
-	if ((o->mount_prefixes && o->mount_prefixes[0]) || o->lock_dir)
-		return -EOPNOTSUPP; /* no mount or lock table to list */
+	if (o->mount_prefixes && o->mount_prefixes[0])
+		return -EOPNOTSUPP; /* no mount table to list */
 	if ((rc = table_read(&v, &n)) < 0)
 		return rc;
 	rc = wcensus_add_procs(out, v, n, (uint32_t)GetCurrentProcessId(), o->marker);
 	table_free(v, n);
 	if (rc == 0)
 		rc = wcensus_add_files(out, o->temp_dirs);
+	if (rc == 0 && o->lock_dir)
+		rc = wcensus_add_locks(out, o->lock_dir, lock_held, NULL);
 	return rc;
 }
 

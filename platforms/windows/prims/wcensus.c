@@ -125,6 +125,10 @@ struct walk {
 	struct census *c;
 	size_t count;
 	int truncated;
+	/* what an entry adds (st its lstat); 0 or -errno, which ends the walk */
+	int (*visit)(struct walk *w, const char *path, const struct stat *st);
+	int (*held)(const char *path, void *arg); /* the locks census's question */
+	void *arg;
 };
 
 /* Never follows a link: entries are lstat'ed, only directories descended. */
@@ -151,14 +155,16 @@ static int walk_dir(struct walk *w, const char *path, int depth)
 			break;
 		}
 		if (lstat(sub, &st) == 0) { /* else removed meanwhile */
-			char type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' :
-				    S_ISREG(st.st_mode) ? 'f' : 'o';
+			rc = w->visit(w, sub, &st);
+			if (rc == 0 && S_ISDIR(st.st_mode) && depth < CENSUS_MAX_DEPTH) {
+				int sr = walk_dir(w, sub, depth + 1);
 
-			rc = wcensus_push(w->c, CENSUS_FILE, strdup(sub), fmt("%c %s", type, sub));
-			if (rc == 0 && S_ISDIR(st.st_mode) && depth < CENSUS_MAX_DEPTH)
-				rc = walk_dir(w, sub, depth + 1) == -ENOMEM ? -ENOMEM : 0;
-			else if (S_ISDIR(st.st_mode))
+				/* files: an unreadable subdirectory is skipped; locks:
+				 * its files unasked, the census fails (but one gone) */
+				rc = sr == -ENOMEM || (w->held && sr < 0 && sr != -ENOENT) ? sr : 0;
+			} else if (S_ISDIR(st.st_mode)) {
 				w->truncated = 1;
+			}
 		}
 		free(sub);
 	}
@@ -166,10 +172,18 @@ static int walk_dir(struct walk *w, const char *path, int depth)
 	return rc;
 }
 
+static int visit_file(struct walk *w, const char *path, const struct stat *st)
+{
+	char type = S_ISDIR(st->st_mode) ? 'd' : S_ISLNK(st->st_mode) ? 'l' :
+		    S_ISREG(st->st_mode) ? 'f' : 'o';
+
+	return wcensus_push(w->c, CENSUS_FILE, strdup(path), fmt("%c %s", type, path));
+}
+
 int wcensus_add_files(struct census *c, const char *const *dirs)
 {
 	for (size_t i = 0; dirs && dirs[i]; i++) {
-		struct walk w = {c, 0, 0};
+		struct walk w = {.c = c, .visit = visit_file};
 		int rc = walk_dir(&w, dirs[i], 0);
 
 		if (rc == 0 && w.truncated)
@@ -179,6 +193,36 @@ int wcensus_add_files(struct census *c, const char *const *dirs)
 			return rc;
 	}
 	return 0;
+}
+
+/* A regular file only: a link is never asked about (that would follow it). */
+static int visit_lock(struct walk *w, const char *path, const struct stat *st)
+{
+	int h;
+
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	h = w->held(path, w->arg);
+	if (h == -ENOENT || h == 0)
+		return 0; /* removed meanwhile, or free */
+	if (h < 0)
+		return h;
+	return wcensus_push(w->c, CENSUS_LOCK, fmt("held %s", path),
+			    fmt("a lock held on %s (an exclusive lock refused)", path));
+}
+
+int wcensus_add_locks(struct census *c, const char *dir, int (*held)(const char *, void *), void *arg)
+{
+	struct walk w = {.c = c, .visit = visit_lock, .held = held, .arg = arg};
+	int rc;
+
+	if (!dir || !held)
+		return -EINVAL;
+	rc = walk_dir(&w, dir, 0);
+	if (rc == 0 && w.truncated)
+		rc = wcensus_push(c, CENSUS_LOCK, fmt("truncated %s", dir),
+				  fmt("lock census of %s truncated: not every file was asked", dir));
+	return rc;
 }
 
 static int item_cmp(const void *a, const void *b)

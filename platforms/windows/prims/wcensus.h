@@ -16,7 +16,12 @@
  *
  * Files: the temp directories walked with opendir/readdir/lstat (the
  * Windows compat layer reports a junction or symbolic link as a link, so
- * the walk never descends one), capped as census.h says. */
+ * the walk never descends one), capped as census.h says.
+ *
+ * Locks: Windows has no lock table to read; the same walk asks of every
+ * regular file whether another holder's lock conflicts (census_win.c's
+ * question: an exclusive LockFileEx refused at once), so a lease still
+ * held after a run is seen by contention, never by its holder's pid. */
 #ifndef SANDPROOF_WCENSUS_H
 #define SANDPROOF_WCENSUS_H
 
@@ -51,6 +56,16 @@ int wcensus_add_procs(struct census *c, const struct wcensus_proc *v, size_t n, 
 /* Add CENSUS_FILE items for everything under each of dirs (NULL-terminated;
  * a missing directory adds nothing).  0 or -errno. */
 int wcensus_add_files(struct census *c, const char *const *dirs);
+
+/* Add a CENSUS_LOCK item for every regular file under dir (links never
+ * followed, so never asked about) for which held(path, arg) is 1: another
+ * holder's lock conflicts with an exclusive one.  held returns 1, 0 (free),
+ * -ENOENT (gone meanwhile: skipped) or another -errno, which ends the
+ * census with it (a file that could not be asked is never called free).
+ * A walk cut short by census.h's caps adds a "truncated" CENSUS_LOCK item
+ * (not every file asked).  A missing dir adds nothing.  0 or -errno. */
+int wcensus_add_locks(struct census *c, const char *dir, int (*held)(const char *path, void *arg),
+		      void *arg);
 
 /* census.h's census_diff, census_free and census_kind_name. */
 int wcensus_diff(const struct census *before, const struct census *after, struct census *added);

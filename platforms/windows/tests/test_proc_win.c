@@ -11,13 +11,17 @@
  *   sleep       sleeps 60 s
  *   open PATH   opens PATH for reading (a file), then writes PATH.ran
  *   mark PATH   sleeps 300 ms, writes PATH, starts a grandchild (mode
- *               "sleep"), prints its pid, then sleeps 60 s */
+ *               "sleep"), prints its pid, then sleeps 60 s
+ *   lock PATH   takes a shared flock on PATH (created) as ref takes a
+ *               lease (compat/flock.c: LockFileEx), writes PATH.locked,
+ *               then sleeps 60 s */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -87,7 +91,16 @@ static int child_main(int argc, char **argv)
 		fclose(f);
 		return 0;
 	}
-	Sleep(60000); /* "sleep" */
+	if (!strcmp(argv[1], "lock") && argc > 2) {
+		int fd = open(argv[2], O_RDWR | O_CREAT, 0600);
+		FILE *f;
+
+		snprintf(buf, sizeof(buf), "%s.locked", argv[2]);
+		if (fd < 0 || flock(fd, LOCK_SH) < 0 || !(f = fopen(buf, "wb")))
+			return 3;
+		fclose(f);
+	}
+	Sleep(60000); /* "sleep", and "lock" holding it */
 	return 0;
 }
 
@@ -327,14 +340,14 @@ static void check_swapper(void)
 
 /* The census (Toolhelp): a child of this test whose command line holds a
  * marker is found as a descendant and as marked while it lives, and
- * neither once killed; mounts and locks are refused.  Under Wine this is
+ * neither once killed; mounts are refused.  Under Wine this is
  * Wine's Toolhelp and NtQueryInformationProcess, never a Windows result. */
 static size_t census_count(const struct census *c, enum census_kind k, const char *needle)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (c->items[i].kind == k && strstr(c->items[i].text, needle))
+		if (c->items[i].kind == k && (!needle || strstr(c->items[i].text, needle)))
 			n++;
 	return n;
 }
@@ -381,6 +394,59 @@ static void check_census(void)
 	census_free(&c);
 }
 
+/* The census of locks (contention, census_win.c): a lease a child holds
+ * shared, as ref does, is found; a free file beside it is not, and is
+ * free again after the census asked (its probe lock released); once the
+ * child is killed its lease is free.  Under Wine this is Wine's
+ * LockFileEx, never a Windows result. */
+static void check_census_locks(void)
+{
+	char dir[4200], held[4300], freef[4300], mark[4400], cmd[8800];
+	wchar_t wcmd[8800];
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+	struct census_opts o = {0};
+	struct census c;
+	int rc, fd;
+
+	snprintf(dir, sizeof(dir), "%s/sandproof-test-census-locks", prims_temp_root(0));
+	snprintf(held, sizeof(held), "%s/a.lease", dir);
+	snprintf(freef, sizeof(freef), "%s/b.lease", dir);
+	snprintf(mark, sizeof(mark), "%s.locked", held);
+	remove(held), remove(freef), remove(mark), rmdir(dir);
+	fd = mkdir(dir, 0700) == 0 ? open(freef, O_RDWR | O_CREAT, 0600) : -1;
+	t_ok(fd >= 0, "census locks: a directory and a free lease made");
+	if (fd < 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "\"%s\" lock \"%s\"", self, held);
+	MultiByteToWideChar(CP_UTF8, 0, cmd, -1, wcmd, 8800);
+	if (!CreateProcessW(NULL, wcmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi)) {
+		t_ok(0, "census locks: the holding child could not start (%lu)", GetLastError());
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < 500 && access(mark, F_OK) != 0; i++)
+		Sleep(10);
+	o.lock_dir = dir;
+	rc = census_take(&o, &c);
+	t_ok(rc == 0 && census_count(&c, CENSUS_LOCK, "a.lease") == 1 &&
+		     census_count(&c, CENSUS_LOCK, "b.lease") == 0,
+	     "census locks: the child's lease held, the free one not (rc %d, %zu items)", rc, c.n);
+	census_free(&c);
+	t_ok(flock(fd, LOCK_EX | LOCK_NB) == 0 && flock(fd, LOCK_UN) == 0,
+	     "census locks: the free lease free after the census (its probe lock released)");
+	TerminateProcess(pi.hProcess, 9);
+	WaitForSingleObject(pi.hProcess, 10000);
+	CloseHandle(pi.hProcess);
+	CloseHandle(pi.hThread);
+	rc = census_take(&o, &c);
+	t_ok(rc == 0 && census_count(&c, CENSUS_LOCK, NULL) == 0,
+	     "census locks: none once the child is killed (rc %d, %zu items)", rc, c.n);
+	census_free(&c);
+	close(fd);
+	remove(held), remove(freef), remove(mark), rmdir(dir);
+}
+
 static void check_tmpdir(void)
 {
 	char a[4200], b[4200], c[4200];
@@ -416,6 +482,7 @@ int main(int argc, char **argv)
 	check_hold();
 	check_swapper();
 	check_census();
+	check_census_locks();
 	check_tmpdir();
 	t_ok(proc_pid_exists((long)GetCurrentProcessId()) == 1, "proc_pid_exists: this process exists");
 	return t_done();
