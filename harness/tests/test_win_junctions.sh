@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_win_junctions.sh SANDPROOF - the Windows-only junction scenarios
-# (swap.junction_write_root_held, _ro_subpath_held, _hooks_held, held by
-# an oplock at each open; swap.junction_write_root_swapper) run on Linux,
+# (swap.junction_write_root_held, _ro_subpath_held, _hooks_held,
+# _runtime_root_held, held by an oplock at each open;
+# swap.junction_write_root_swapper) run on Linux,
 # where their expectations say unsupported, through winmodel/jmodel.lua:
 # the junction, the oplock hold and the junction swapper modelled with
 # symlinks and a runner model that reports its opens of the policy paths.
@@ -13,7 +14,9 @@
 #     the object resolved at setup (byname, pinned): escaped;
 #   - a runner writing into the write root it resolved at setup (pinned):
 #     confined, over every window of the sweep;
-#   - a runner refusing a policy path that is a link (refuse): refused.
+#   - a runner refusing a policy path that is a link (refuse): refused;
+#   - a runner replacing a runtime root that is a link with a fresh one
+#     (reprovision): confined.
 # Needs perl (the swapper's flips; Debian's perl-base is essential).
 # A stand-in for the native parts (junctions, oplocks, FSCTL retargets):
 # never a Windows result, and nothing here says how a Windows runner
@@ -29,7 +32,7 @@ notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 
 # the scenarios: Windows's expectation on Linux, the model's primitives
 mkdir -p "$tmp/sc/swap" "$tmp/h/runners"
-for s in write_root_held ro_subpath_held hooks_held write_root_swapper; do
+for s in write_root_held ro_subpath_held hooks_held runtime_root_held write_root_swapper; do
 	f=$here/../../scenarios/swap/junction_$s.lua
 	out=$tmp/sc/swap/junction_$s.lua
 	sed -e 's/linux = { unsupported = "[^"]*" }/linux = { "confined", "refused" }/' \
@@ -40,11 +43,11 @@ done
 
 ln -s "$here/../lua" "$tmp/h/lua"
 cp "$here/../runners/none.lua" "$here/winmodel/jmodel.lua" "$tmp/h/runners/"
-for m in byname pinned refuse; do
+for m in byname pinned refuse reprovision; do
 	printf 'return require("jmodel").adapter("jmodel_%s", "%s")\n' "$m" "$m" >"$tmp/h/runners/jmodel_$m.lua"
 done
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/sc" \
-	"$sp" run --runner jmodel_byname,jmodel_pinned,jmodel_refuse --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
+	"$sp" run --runner jmodel_byname,jmodel_pinned,jmodel_refuse,jmodel_reprovision --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
 
 expect() { # SCENARIO RUNNER OUTCOME WHY
 	line=$(grep -aE "^[a-z]+ +swap\\.junction_$1 +jmodel_$2 " "$tmp/run.log" | head -n 1)
@@ -63,6 +66,9 @@ expect ro_subpath_held pinned escaped "the same: only the write roots are pinned
 expect ro_subpath_held refuse refused "a read-only subpath that is a link"
 expect hooks_held byname escaped "hooks denied as its old target, planted through its new one"
 expect hooks_held refuse refused ".git/hooks a link"
+expect runtime_root_held byname escaped "retargeted after setup, the command's writes go outside"
+expect runtime_root_held reprovision confined "a fresh root in place of the link"
+expect runtime_root_held refuse refused "a runtime root that is a link"
 expect write_root_swapper byname escaped "appends by name through the flipping link"
 expect write_root_swapper refuse refused "a write root that is a link"
 

@@ -25,6 +25,11 @@
 --   pinned   the same, but the command writes into the write roots as
 --            resolved at setup (a handle), never opening them again
 --   refuse   a policy path that is a link is refused (setup failure)
+--   reprovision  as byname, but a runtime root that is a link is
+--            replaced by a fresh directory (never used through the link)
+-- A runtime root (profile.runtime) is the parent's jmodel-root, made on
+-- first use with tmp, cache and data, TMPDIR its tmp, reported as
+-- outcome.runtime.root; it is a write root of the run.
 local none = require "none"
 
 local M = { links = {} }
@@ -109,8 +114,9 @@ end
 local function under(p, dir) return p == dir or p:sub(1, #dir + 1) == dir .. "/" end
 
 -- the policy paths a runner opens at setup: { path, kind = "root"|"deny" }
-local function policy_paths(profile)
+local function policy_paths(profile, rt_root)
   local out = {}
+  if rt_root then out[#out + 1] = { path = rt_root, kind = "root" } end
   for _, w in ipairs(profile.filesystem and profile.filesystem.write_roots or {}) do
     out[#out + 1] = { path = w.root, kind = "root" }
     for _, ro in ipairs(w.read_only_subpaths or {}) do out[#out + 1] = { path = ro, kind = "deny" } end
@@ -145,10 +151,31 @@ local function command_path(a, paths, pins, deny)
   return a
 end
 
+-- The runtime root after setup: a link replaced (reprovision), made when
+-- absent.  Returns whether it was re-provisioned.
+local function provision(root, mode)
+  local st, fresh = sp.lstat(root), false
+  if mode == "reprovision" and st and st.type == "link" then
+    assert(sp.unlink(root))
+    M.links[root], st, fresh = nil, nil, true
+  end
+  if not st then
+    assert(sp.mkdir(root))
+    for _, d in ipairs { "tmp", "cache", "data" } do assert(sp.mkdir(root .. "/" .. d)) end
+  end
+  return fresh
+end
+
 function M.adapter(name, mode)
   local A = setmetatable({ name = name }, { __index = none })
+  A.capabilities = {}
+  for k, v in pairs(none.capabilities) do A.capabilities[k] = v end
+  A.capabilities.runtime_roots = true
   function A.sandbox(t, spec)
-    local paths, pins, deny = policy_paths(spec.profile), mode == "pinned" and {} or nil, {}
+    local rt = spec.profile.runtime
+    local rt_root = rt and rt.parent .. "/jmodel-root"
+    if rt and not sp.lstat(rt.parent) then assert(sp.mkdir(rt.parent)) end
+    local paths, pins, deny = policy_paths(spec.profile, rt_root), mode == "pinned" and {} or nil, {}
     for _, p in ipairs(paths) do
       local st = sp.lstat(p.path)
       if mode == "refuse" and st and st.type == "link" then
@@ -159,13 +186,19 @@ function M.adapter(name, mode)
       if pins and p.kind == "root" then pins[p.path] = r end
       if p.kind == "deny" then deny[#deny + 1] = r end
     end
+    local fresh = rt_root and provision(rt_root, mode)
     local s = {}
     for k, v in pairs(spec) do s[k] = v end
+    s.env = {}
+    for k, v in pairs(spec.env or {}) do s.env[k] = v end
+    if rt_root then s.env.TMPDIR = rt_root .. "/tmp" end
     s.command = {}
     for i, a in ipairs(spec.command) do
       s.command[i] = (i > 1 and a:find("^/")) and command_path(a, paths, pins, deny) or a
     end
-    return none.sandbox(t, s)
+    local r = none.sandbox(t, s)
+    if rt_root and r.outcome then r.outcome.runtime = { root = rt_root, reprovisioned = fresh } end
+    return r
   end
   return A
 end
