@@ -21,9 +21,7 @@ set -u
 sp=$1
 tmp=$(mktemp -d /tmp/sandproof-child.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 pass=0 fail=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/sc_lib.sh"
 alive() { kill -0 "$1" 2>/dev/null; }
 
 # ---- the internal subcommands, by hand --------------------------------------
@@ -47,7 +45,6 @@ done
 if "$sp" --help | grep -q '__'; then notok "--help names an internal subcommand"
 else ok "--help names no internal subcommand"; fi
 
-. "$(dirname "$0")/sc_lib.sh"
 sc() { # name body... : the scenario fs.NAME whose run(t) is body
 	name=$1
 	shift
@@ -174,5 +171,4 @@ if [ $st -eq 130 ] && [ -n "$pid" ] && ! alive "$pid" && [ -n "$dir" ] && [ ! -e
 	ok "SIGINT: exit 130, the scenario's daemon killed, its temp dir removed"
 else notok "SIGINT (exit $st) pid ${pid:-?} dir ${dir:-?}: $(head -c 300 "$tmp/run.log")"; kill -9 "$pid" 2>/dev/null; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

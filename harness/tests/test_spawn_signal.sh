@@ -22,10 +22,6 @@ set -u
 sp=$1
 tmp=$(mktemp -d /tmp/sandproof-signal.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
-
 . "$(dirname "$0")/sc_lib.sh"
 # what a result shows, for a failing case's line
 show='local function show(r) return string.format("code %s signal %s signalled %s timed_out %s duration %s leftovers %s stdout %q", tostring(r.code), tostring(r.signal), tostring(r.signalled), tostring(r.timed_out), tostring(r.duration_ms), tostring(r.leftovers), tostring(r.stdout)) end'
@@ -93,5 +89,4 @@ for c in term int when alone ended misuse; do
 		notok "fs.sig_$c: $(printf '%s' "$line" | head -c 400) $(head -c 300 "$tmp/run.err")"
 	fi
 done
-echo "$n checks, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

@@ -24,11 +24,8 @@
 set -u
 sp=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /tmp/sandproof-winjct.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+. "$here/sc_lib.sh"
+sc_tmp winjct
 
 # the scenarios: Windows's expectation on Linux, the model's primitives
 mkdir -p "$tmp/sc/swap" "$tmp/h/runners"
@@ -83,5 +80,4 @@ for p in byname:2:2 pinned:1:1; do
 		notok "swap.junction_write_root_held over ${p%%:*}: windows (attempts:hit) expected ${p#*:}, got '$got'"
 	fi
 done
-echo "$n checks, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

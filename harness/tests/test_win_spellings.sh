@@ -20,11 +20,8 @@
 set -u
 sp=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /tmp/sandproof-winspell.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+. "$here/sc_lib.sh"
+sc_tmp winspell
 
 # the scenarios, expecting "denied" on Linux instead of unsupported
 mkdir -p "$tmp/sc/meta" "$tmp/h/runners"
@@ -85,5 +82,4 @@ for s in ads case hardlink prefix shortname trailing; do
 	expect "$s" winpath_all written "every class, nothing confined"
 	expect "$s" winpath_ref denied "ref protects .git/hooks by its resolved name"
 done
-echo "$n checks, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

@@ -118,12 +118,34 @@ static bool link_seen(const char *path)
 #endif
 }
 
+static void touch(const char *dir, const char *name)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if ((f = fopen(p, "w")))
+		fclose(f);
+}
+
+/* Removes dir/name for each of names (files, then emptied directories, in
+ * that order), then dir. */
+static void remove_under(const char *dir, const char *const *names)
+{
+	char p[512];
+
+	for (; *names; names++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *names);
+		remove(p);
+	}
+	rmdir(dir);
+}
+
 static void check_files(void)
 {
 	char dir[] = "/tmp/test_wcensus.XXXXXX", p[512], out[256], link[512];
 	const char *dirs[] = {dir, "/nonexistent-sandproof-wcensus", NULL};
 	struct census c = {0};
-	FILE *f;
 
 	if (!mkdtemp(dir)) {
 		t_ok(0, "mkdtemp: %s", strerror(errno));
@@ -131,14 +153,10 @@ static void check_files(void)
 	}
 	snprintf(p, sizeof(p), "%s/a", dir);
 	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/a/f", dir);
-	if ((f = fopen(p, "w")))
-		fclose(f);
+	touch(dir, "a/f");
 	snprintf(out, sizeof(out), "%s.out", dir);
 	mkdir(out, 0700);
-	snprintf(p, sizeof(p), "%s/secret", out);
-	if ((f = fopen(p, "w")))
-		fclose(f);
+	touch(out, "secret");
 	snprintf(link, sizeof(link), "%s/a/lnk", dir);
 	t_ok(symlink(out, link) == 0, "a link to outside planted");
 	if (!link_seen(link)) {
@@ -157,14 +175,8 @@ static void check_files(void)
 	}
 	wcensus_free(&c);
 	remove(link);
-	snprintf(p, sizeof(p), "%s/a/f", dir);
-	remove(p);
-	snprintf(p, sizeof(p), "%s/a", dir);
-	rmdir(p);
-	rmdir(dir);
-	snprintf(p, sizeof(p), "%s/secret", out);
-	remove(p);
-	rmdir(out);
+	remove_under(dir, (const char *const[]){"a/f", "a", NULL});
+	remove_under(out, (const char *const[]){"secret", NULL});
 }
 
 /* The locks census's walk (wcensus_add_locks) with a made-up question:
@@ -185,16 +197,6 @@ static int fake_held(const char *path, void *arg)
 	if (!strcmp(b, "denied"))
 		return -EACCES;
 	return n > 5 && !strcmp(b + n - 5, ".held");
-}
-
-static void touch(const char *dir, const char *name)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if ((f = fopen(p, "w")))
-		fclose(f);
 }
 
 static void check_locks(void)
@@ -241,16 +243,8 @@ static void check_locks(void)
 	wcensus_free(&c);
 	remove(p);
 	remove(out);
-	for (const char *const *n = (const char *const[]){"a.lease.held", "b.lease", "gone", "r/tmp/deep.held",
-							    "r/denied", NULL}; *n; n++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, *n);
-		remove(p);
-	}
-	snprintf(p, sizeof(p), "%s/r/tmp", dir);
-	rmdir(p);
-	snprintf(p, sizeof(p), "%s/r", dir);
-	rmdir(p);
-	rmdir(dir);
+	remove_under(dir, (const char *const[]){"a.lease.held", "b.lease", "gone", "r/tmp/deep.held",
+						 "r/denied", "r/tmp", "r", NULL});
 }
 
 int main(void)
