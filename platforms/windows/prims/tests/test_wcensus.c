@@ -136,7 +136,8 @@ static void remove_under(const char *dir, const char *const *names)
 
 	for (; *names; names++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, *names);
-		remove(p);
+		if (remove(p) != 0) /* the Windows CRT's removes no directory */
+			rmdir(p);
 	}
 	rmdir(dir);
 }
