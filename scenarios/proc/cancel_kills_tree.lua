@@ -24,7 +24,7 @@ return scenario {
     local marker = string.format("sandproof-daemon-%d-%d", sp.getpid(), t.seed)
     local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
       signal = "SIGTERM", command = { "sh", "-c",
-      'trap "" TERM; ' .. lib.sh_term_daemon(marker, 30) .. 'echo started > "$PWD/started"; ' ..
+      'trap "" TERM; ' .. lib.sh_term_daemon { marker = marker, tries = 30, grace = "gone" } .. 'echo started > "$PWD/started"; ' ..
       'i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; echo finished > "$PWD/finished"' } }
     sp.sleep_ms(300)
     local o = r.outcome

@@ -26,7 +26,7 @@ local lib = require "sandproof.lib"
 local function shell_form(t, marker)
   local r = t:sandbox { timeout_ms = 20000, signal_when = t.ws .. "/started", signal_after_ms = 100,
     signal = "SIGKILL", command = { "sh", "-c",
-    'trap "" TERM; ' .. lib.sh_term_daemon(marker, 30) .. 'echo started > "$PWD/started"; sleep 15' } }
+    'trap "" TERM; ' .. lib.sh_term_daemon { marker = marker, tries = 30, grace = "always" } .. 'echo started > "$PWD/started"; sleep 15' } }
   sp.sleep_ms(300)
   local left = sp.census { marker = marker }
   t:note("census", string.format("shell form: kind=%s started=%s daemon=%s survived=%s processes with marker: %d; " ..

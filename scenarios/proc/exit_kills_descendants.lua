@@ -21,7 +21,7 @@ local lib = require "sandproof.lib"
 
 -- The shell form: a daemon that ignores SIGTERM and reports its survival.
 local function shell_form(t, marker)
-  local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c", lib.sh_term_daemon(marker, 200) .. 'exit 0' } }
+  local r = t:sandbox { timeout_ms = 10000, command = { "sh", "-c", lib.sh_term_daemon { marker = marker, tries = 200, grace = "gone" } .. 'exit 0' } }
   sp.sleep_ms(300) -- a survivor writes 50 ms after the command is gone
   local left = sp.census { marker = marker }
   t:note("census", string.format("shell form: kind=%s daemon started=%s survived=%s processes with marker: %d",

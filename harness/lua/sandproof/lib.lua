@@ -705,16 +705,26 @@ M.PATH_SYSCALLS = { "openat", "openat2", "open_tree", "move_mount", "mount_setat
 -- Shell text (PROC-5, PROC-10) that starts a daemon: setsid, from a
 -- subshell's background (reparented at once), $0 the marker the census
 -- finds it by, SIGTERM and SIGPIPE ignored.  It writes its pid to
--- $PWD/daemon.pid, watches the command's shell ($P) and its own output,
--- and once either is gone waits 50 ms (time for a sandbox to end it) and
--- writes $PWD/survived.  The text then waits up to tries * 10 ms for the
--- pid file; the caller's command goes on after it.
-function M.sh_term_daemon(marker, tries)
+-- $PWD/daemon.pid and watches the command's shell ($P) and its own
+-- output; once either is gone it waits 50 ms (time for a sandbox to end
+-- it) and writes $PWD/survived.  With o.grace "gone" the wait is only
+-- when $P is gone (its output lost while $P lives: survived at once);
+-- "always" waits either way (a runner killed outright: its sandbox may
+-- end the tree a little after its output is gone).  The text then waits
+-- up to o.tries * 10 ms for the pid file; the caller's command goes on
+-- after it.
+local DAEMON_KEYS = check.set { "marker", "tries", "grace" }
+local GRACE = { gone = 'kill -0 $P 2>/dev/null || sleep 0.05; ', always = 'sleep 0.05; ' }
+function M.sh_term_daemon(o)
+  check.keys(o, DAEMON_KEYS, "lib.sh_term_daemon")
+  if not (type(o.marker) == "string" and math.type(o.tries) == "integer" and GRACE[o.grace]) then
+    error('lib.sh_term_daemon needs marker (a string), tries (an integer) and grace ("gone" or "always")', 2)
+  end
   local daemon = 'trap "" TERM PIPE; echo $$ > "$WS/daemon.pid"; ' ..
     'while kill -0 $P 2>/dev/null && echo .; do sleep 0.01; done; ' ..
-    'sleep 0.05; echo survived > "$WS/survived"; sleep 5'
-  return '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. marker .. ' &); ' ..
-    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt ' .. math.tointeger(tries) .. ' ]; do sleep 0.01; i=$((i+1)); done; '
+    GRACE[o.grace] .. 'echo survived > "$WS/survived"; sleep 5'
+  return '(P=$$ WS="$PWD" setsid sh -c \'' .. daemon .. '\' ' .. o.marker .. ' &); ' ..
+    'i=0; while [ ! -s "$PWD/daemon.pid" ] && [ $i -lt ' .. o.tries .. ' ]; do sleep 0.01; i=$((i+1)); done; '
 end
 
 -- ---- Windows: path spellings and junction sweeps (issue 17) ----------------
