@@ -12,18 +12,51 @@ sc_write() {
 	} >"$1/fs/$2.lua"
 }
 
-# ok TEXT, notok TEXT: a TAP line, counted in n (and fail); tap_end: the
-# count line, and status 1 when any check failed.
+# ok TEXT, notok TEXT: a TAP line, counted in n (and fail); tap_end [FILE]:
+# the count line (and, when a check failed, FILE's head as comments), and
+# status 1 when any check failed.
 n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 tap_end() {
 	echo "$n checks, $fail failed"
-	[ "$fail" -eq 0 ]
+	[ "$fail" -eq 0 ] && return 0
+	[ -z "${1:-}" ] || head -c 600 "$1" | sed 's/^/# /'
+	return 1
 }
 
 # sc_tmp NAME: tmp, a fresh /tmp/sandproof-NAME.XXXXXX removed at exit
 sc_tmp() {
 	tmp=$(mktemp -d "/tmp/sandproof-$1.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
+}
+
+# sc_harness DIR FILE...: DIR a harness directory for SANDPROOF_HARNESS_DIR,
+# the harness's own Lua ($here: harness/tests) and FILE... as its runners.
+sc_harness() {
+	mkdir -p "$1/runners"
+	ln -s "$here/../lua" "$1/lua"
+	dir=$1
+	shift
+	cp "$@" "$dir/runners/"
+}
+
+# sc_copy_expecting SRC DST SET: the scenario SRC as DST, its Linux
+# expectation (an unsupported reason) replaced by the Lua list SET; a
+# notok when nothing was replaced.
+sc_copy_expecting() {
+	sed "s/linux = { unsupported = \"[^\"]*\" }/linux = { $3 }/" "$1" >"$2"
+	grep -qF "linux = { $3 }" "$2" || notok "$(basename "$1"): its linux expectation was not rewritten"
+}
+
+# sc_expect LOG ID RUNNER OUTCOME WHY: ok when the run's line for scenario
+# ID and RUNNER in LOG observed OUTCOME, else notok with the line.
+sc_expect() {
+	line=$(grep -aE "^[a-z]+ +$(printf '%s' "$2" | sed 's/\./\\./g') +$3 " "$1" | head -n 1)
+	got=$(printf '%s\n' "$line" | sed -n 's/.*observed=\([a-z_]*\).*/\1/p')
+	if [ "$got" = "$4" ]; then
+		ok "$2 over $3: $4 ($5)"
+	else
+		notok "$2 over $3: expected $4 ($5), observed '$got': $(printf '%s' "$line" | head -c 300)"
+	fi
 }

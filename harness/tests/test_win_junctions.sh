@@ -28,33 +28,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc_tmp winjct
 
 # the scenarios: Windows's expectation on Linux, the model's primitives
-mkdir -p "$tmp/sc/swap" "$tmp/h/runners"
+mkdir -p "$tmp/sc/swap"
 for s in write_root_held ro_subpath_held hooks_held runtime_root_held write_root_swapper; do
-	f=$here/../../scenarios/swap/junction_$s.lua
 	out=$tmp/sc/swap/junction_$s.lua
-	sed -e 's/linux = { unsupported = "[^"]*" }/linux = { "confined", "refused" }/' \
-		-e 's/^  run = function(t)$/  run = function(t) t = require("jmodel").wrap(t)/' "$f" >"$out"
-	grep -q 'linux = { "confined", "refused" }' "$out" && grep -q 'require("jmodel").wrap(t)' "$out" ||
-		notok "junction_$s: not rewritten (its linux expectation or its run line)"
+	sc_copy_expecting "$here/../../scenarios/swap/junction_$s.lua" "$out.in" '"confined", "refused"'
+	sed 's/^  run = function(t)$/  run = function(t) t = require("jmodel").wrap(t)/' "$out.in" >"$out"
+	rm "$out.in"
+	grep -q 'require("jmodel").wrap(t)' "$out" || notok "junction_$s: its run line was not rewritten"
 done
 
-ln -s "$here/../lua" "$tmp/h/lua"
-cp "$here/../runners/none.lua" "$here/winmodel/jmodel.lua" "$tmp/h/runners/"
+sc_harness "$tmp/h" "$here/../runners/none.lua" "$here/winmodel/jmodel.lua" "$here/winmodel/argv.lua"
 for m in byname pinned refuse reprovision; do
 	printf 'return require("jmodel").adapter("jmodel_%s", "%s")\n' "$m" "$m" >"$tmp/h/runners/jmodel_$m.lua"
 done
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/sc" \
 	"$sp" run --runner jmodel_byname,jmodel_pinned,jmodel_refuse,jmodel_reprovision --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
 
-expect() { # SCENARIO RUNNER OUTCOME WHY
-	line=$(grep -aE "^[a-z]+ +swap\\.junction_$1 +jmodel_$2 " "$tmp/run.log" | head -n 1)
-	got=$(printf '%s\n' "$line" | sed -n 's/.*observed=\([a-z_]*\).*/\1/p')
-	if [ "$got" = "$3" ]; then
-		ok "swap.junction_$1 over $2: $3 ($4)"
-	else
-		notok "swap.junction_$1 over $2: expected $3 ($4), observed '$got': $(printf '%s' "$line" | head -c 300) $(head -c 300 "$tmp/run.err")"
-	fi
-}
+expect() { sc_expect "$tmp/run.log" "swap.junction_$1" "jmodel_$2" "$3" "$4"; } # SCENARIO MODEL OUTCOME WHY
 expect write_root_held byname escaped "retargeted after setup, the command's open goes outside"
 expect write_root_held pinned confined "the command writes into what setup resolved"
 expect write_root_held refuse refused "a write root that is a link"
@@ -80,4 +70,4 @@ for p in byname:2:2 pinned:1:1; do
 		notok "swap.junction_write_root_held over ${p%%:*}: windows (attempts:hit) expected ${p#*:}, got '$got'"
 	fi
 done
-tap_end
+tap_end "$tmp/run.err"

@@ -24,16 +24,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc_tmp winspell
 
 # the scenarios, expecting "denied" on Linux instead of unsupported
-mkdir -p "$tmp/sc/meta" "$tmp/h/runners"
+mkdir -p "$tmp/sc/meta"
 for f in "$here"/../../scenarios/meta/win_hooks_*.lua; do
-	sed 's/linux = { unsupported = "[^"]*" }/linux = { "denied" }/' "$f" >"$tmp/sc/meta/$(basename "$f")"
-	grep -q 'linux = { "denied" }' "$tmp/sc/meta/$(basename "$f")" ||
-		notok "$(basename "$f"): its linux expectation was not rewritten"
+	sc_copy_expecting "$f" "$tmp/sc/meta/$(basename "$f")" '"denied"'
 done
 
 # the adapters: winpath_<class> over none, winpath_all over none and over ref
-ln -s "$here/../lua" "$tmp/h/lua"
-cp "$here/../runners/none.lua" "$here/../runners/ref.lua" "$here/winmodel/winpath.lua" "$tmp/h/runners/"
+sc_harness "$tmp/h" "$here/../runners/none.lua" "$here/../runners/ref.lua" "$here/winmodel/winpath.lua" \
+	"$here/winmodel/argv.lua"
 classes="prefix_q prefix_dot unc trailing case short stream data"
 adapter() { # NAME BASE CLASSES...
 	name=$1 base=$2
@@ -57,18 +55,7 @@ done
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/sc" \
 	"$sp" run --runner "$runners" --out "$tmp/out" >"$tmp/run.log" 2>"$tmp/run.err"
 
-# observed SCENARIO RUNNER: what the run observed
-observed() {
-	grep -aE "^[a-z]+ +meta\\.win_hooks_$1 +$2 " "$tmp/run.log" | sed -n 's/.*observed=\([a-z_]*\).*/\1/p' | head -n 1
-}
-expect() { # SCENARIO RUNNER OUTCOME WHY
-	got=$(observed "$1" "$2")
-	if [ "$got" = "$3" ]; then
-		ok "meta.win_hooks_$1 over $2: $3 ($4)"
-	else
-		notok "meta.win_hooks_$1 over $2: expected $3 ($4), observed '${got}': $(grep -a "win_hooks_$1 .*$2 " "$tmp/run.log" | head -c 400) $(head -c 300 "$tmp/run.err")"
-	fi
-}
+expect() { sc_expect "$tmp/run.log" "meta.win_hooks_$1" "$2" "$3" "$4"; } # SCENARIO RUNNER OUTCOME WHY
 
 for s in case:case trailing:trailing shortname:short prefix:prefix_q prefix:prefix_dot prefix:unc; do
 	expect "${s%%:*}" "winpath_${s#*:}" written "the ${s#*:} spelling alone reaches .git/hooks"
@@ -82,4 +69,4 @@ for s in ads case hardlink prefix shortname trailing; do
 	expect "$s" winpath_all written "every class, nothing confined"
 	expect "$s" winpath_ref denied "ref protects .git/hooks by its resolved name"
 done
-tap_end
+tap_end "$tmp/run.err"

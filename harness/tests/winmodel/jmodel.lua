@@ -31,6 +31,7 @@
 -- first use with tmp, cache and data, TMPDIR its tmp, reported as
 -- outcome.runtime.root; it is a write root of the run.
 local none = require "none"
+local rewrite = require "argv"
 
 local M = { links = {} }
 local hold
@@ -187,15 +188,10 @@ function M.adapter(name, mode)
       if p.kind == "deny" then deny[#deny + 1] = r end
     end
     local fresh = rt_root and provision(rt_root, mode)
-    local s = {}
-    for k, v in pairs(spec) do s[k] = v end
+    local s = rewrite(spec, function(a) return command_path(a, paths, pins, deny) end)
     s.env = {}
     for k, v in pairs(spec.env or {}) do s.env[k] = v end
     if rt_root then s.env.TMPDIR = rt_root .. "/tmp" end
-    s.command = {}
-    for i, a in ipairs(spec.command) do
-      s.command[i] = (i > 1 and a:find("^/")) and command_path(a, paths, pins, deny) or a
-    end
     local r = none.sandbox(t, s)
     if rt_root and r.outcome then r.outcome.runtime = { root = rt_root, reprovisioned = fresh } end
     return r

@@ -70,16 +70,12 @@ end
 
 -- An adapter over `base` (a runner module) that rewrites every probe
 -- argument naming an absolute path (it begins with / or \) by resolve.
+local rewrite = require "argv"
+
 function M.adapter(name, base, on)
   local A = setmetatable({ name = name }, { __index = base })
   function A.sandbox(t, spec)
-    local s = {}
-    for k, v in pairs(spec) do s[k] = v end
-    s.command = {}
-    for i, a in ipairs(spec.command) do
-      s.command[i] = (i > 1 and a:find("^[/\\]")) and M.resolve(a, on) or a
-    end
-    return base.sandbox(t, s)
+    return base.sandbox(t, rewrite(spec, function(a) return M.resolve(a, on) end))
   end
   return A
 end
