@@ -94,6 +94,27 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT SANDPROOF_PLATFORM STREQUAL "windows")
   set_tests_properties(test_man PROPERTIES TIMEOUT 120 LABELS portable)
 endif()
 
+# ---- the GitHub Action and the workflow (linux: the action runs ref) -------
+if(SANDPROOF_PLATFORM STREQUAL "linux")
+  # ci/action.sh as action.yml runs it: install from this build, ref passes
+  # the gate, none fails it on its escapes, a baseline's lost passes fail it.
+  add_test(NAME test_action COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ci/tests/test_action.sh
+    ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(test_action PROPERTIES TIMEOUT 300)
+  # The workflow and action.yml load as YAML with the keys GitHub requires
+  # (Debian's python3-yaml: /usr/bin/python3 where it exists).  The
+  # workflow is read where GitHub reads it once it is there.
+  set(SP_WORKFLOW ${CMAKE_CURRENT_SOURCE_DIR}/.github/workflows/sandproof.yml)
+  if(NOT EXISTS ${SP_WORKFLOW})
+    set(SP_WORKFLOW ${CMAKE_CURRENT_SOURCE_DIR}/ci/github/sandproof.yml)
+  endif()
+  add_test(NAME test_github_yaml COMMAND sh -c
+    "py=/usr/bin/python3; [ -x \"$py\" ] || py=python3; exec \"$py\" \"$@\"" sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/ci/check_github.py ${SP_WORKFLOW}
+    ${CMAKE_CURRENT_SOURCE_DIR}/action.yml ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(test_github_yaml PROPERTIES TIMEOUT 60)
+endif()
+
 # ---- the .deb: cpack -G DEB (ci/deb.sh builds, installs and removes it) ----
 set(CPACK_PACKAGE_NAME sandproof)
 set(CPACK_PACKAGE_VENDOR sandproof)
