@@ -94,7 +94,7 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT SANDPROOF_PLATFORM STREQUAL "windows")
   set_tests_properties(test_man PROPERTIES TIMEOUT 120 LABELS portable)
 endif()
 
-# ---- the GitHub Action and the workflow (linux: the action runs ref) -------
+# ---- the GitHub Action, the workflow, the other OSes' packages (linux) ------
 if(SANDPROOF_PLATFORM STREQUAL "linux")
   # ci/action.sh as action.yml runs it: install from this build, ref passes
   # the gate, none fails it on its escapes, a baseline's lost passes fail it.
@@ -113,6 +113,11 @@ if(SANDPROOF_PLATFORM STREQUAL "linux")
     ${CMAKE_CURRENT_SOURCE_DIR}/ci/check_github.py ${SP_WORKFLOW}
     ${CMAKE_CURRENT_SOURCE_DIR}/action.yml ${CMAKE_CURRENT_SOURCE_DIR})
   set_tests_properties(test_github_yaml PROPERTIES TIMEOUT 60)
+  # The Homebrew formula and the PKGBUILD, as far as this machine can
+  # check them (ruby -c and a stand-in DSL, bash -n and a recording cmake).
+  add_test(NAME test_packaging COMMAND sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/packaging/tests/test_packaging.sh ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(test_packaging PROPERTIES TIMEOUT 60)
 endif()
 
 # ---- the .deb: cpack -G DEB (ci/deb.sh builds, installs and removes it) ----
