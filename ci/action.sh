@@ -45,6 +45,11 @@ do_install() {
 	prefix=${SANDPROOF_ACTION_PREFIX:-$tmpbase/sandproof}
 	if [ ! -f "$build/CMakeCache.txt" ]; then
 		sh "$here/ci/deps.sh" --build
+		# Homebrew's sqlite is keg-only: its pkg-config file is not linked
+		if command -v brew >/dev/null 2>&1; then
+			PKG_CONFIG_PATH="$(brew --prefix sqlite)/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+			export PKG_CONFIG_PATH
+		fi
 		# not -Werror: a newer compiler's new warning must not stop an install
 		cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSANDPROOF_WERROR=OFF >/dev/null
 	fi
