@@ -4,7 +4,7 @@
 # GITHUB_STEP_SUMMARY) as temp files:
 #   - install: BUILD installed into a temp prefix, its bin/ added to
 #     GITHUB_PATH, and the steps after it use that copy;
-#   - ref over the fs area: run makes the database and the reports, the
+#   - ref over fs.outside_* (the scenarios none escapes): run makes the database and the reports, the
 #     summary gets the Markdown report, the gate passes;
 #   - a baseline from that run: the same run passes the gate; a run that
 #     lost passes of the baseline (a narrower filter) fails it, naming the
@@ -43,9 +43,9 @@ step() {
 	rc_gate=$?
 }
 
-step ref 'fs.*' '' ref
-[ $rc_run -eq 0 ] && grep -q "^sandproof action: sandproof run --out ref --runner ref --filter fs\.\*" "$tmp/ref.run" &&
-	ok "run: ref over fs.* through the installed sandproof" || notok "run ref exited $rc_run: $(tail -3 "$tmp/ref.run")"
+step ref 'fs.outside_*' '' ref
+[ $rc_run -eq 0 ] && grep -q "^sandproof action: sandproof run --out ref --runner ref --filter fs\.outside_\*" "$tmp/ref.run" &&
+	ok "run: ref over fs.outside_* through the installed sandproof" || notok "run ref exited $rc_run: $(tail -3 "$tmp/ref.run")"
 for f in linux.sqlite report.html report.junit.xml report.md; do
 	[ -s "ref/$f" ] || notok "run left no ref/$f"
 done
@@ -55,11 +55,11 @@ grep -q "Impact of the failures" "$tmp/summary" && ok "the Markdown report is in
 	notok "gate over ref exited $rc_gate: $(cat "$tmp/ref.gate")"
 
 sandproof baseline ref/linux.sqlite -o "$tmp/base.json" >/dev/null 2>&1
-step ref 'fs.*' "$tmp/base.json" same
+step ref 'fs.outside_*' "$tmp/base.json" same
 [ $rc_run -eq 0 ] && [ $rc_gate -eq 0 ] && grep -q "no regression against" "$tmp/same.gate" &&
 	ok "gate: the same run against its baseline passes" ||
 	notok "same run against its baseline: run $rc_run, gate $rc_gate: $(cat "$tmp/same.gate")"
-step ref 'fs.outside_*' "$tmp/base.json" narrow
+step ref 'fs.outside_sibling' "$tmp/base.json" narrow
 [ $rc_run -eq 0 ] && [ $rc_gate -eq 1 ] && grep -q "FAIL: a regression against" "$tmp/narrow.gate" &&
 	grep -q "vanished" "$tmp/narrow.gate" && ! grep -q "escape(s)" "$tmp/narrow.gate" &&
 	ok "gate: passes of the baseline that vanished fail it (exit 1), no escape claimed" ||
