@@ -2,8 +2,10 @@
 # ci/deps.sh - install every build and test dependency on a fresh Debian
 # machine, or on macOS with Homebrew (below).  Idempotent and
 # non-interactive: installs only what is missing.
-# (chromium renders the HTML report in a browser test; peers are installed
-# separately by ci/peers.sh.)
+# (chromium renders the HTML report in a browser test; exfatprogs and
+# exfat-fuse make the case-insensitive workspace of the meta.casefold_*
+# scenarios, t:casefold_workspace; peers are installed separately by
+# ci/peers.sh.)
 set -eu
 
 # macOS: Homebrew's formulas.  lua is 5.4 (its lua5.4.pc is what CMake asks
@@ -28,6 +30,7 @@ fi
 
 PKGS="build-essential cmake pkg-config liblua5.4-dev lua5.4 libseccomp-dev
 libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3
+exfatprogs exfat-fuse
 chromium fonts-dejavu-core
 gcc-mingw-w64-x86-64 wine64 wine dpkg-dev tcl gpgv"
 
