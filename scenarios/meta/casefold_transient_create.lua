@@ -5,12 +5,12 @@
 -- must end enforcement_denied with a protected_create denial for .zero and
 -- no .zero on the host under any spelling; at least one attempt must hit
 -- the window where the unlink completed before the runner stopped the
--- command (a marker written after it landed; stated minimum power 1 of 6).
+-- command (a marker written after it landed; stated minimum power 1 of 10).
 -- Each attempt spells the name anew: through FUSE the kernel keeps a
 -- spelling it has seen for a second after the object went away under
 -- another spelling, and a create under that one fails (ENOENT) - an
 -- attempt that would have attacked nothing (one that does is an error).
-local SPELLINGS = { ".ZERO", ".Zero", ".zERO", ".ZeRo", ".zErO", ".ZERo" }
+local SPELLINGS = { ".ZERO", ".Zero", ".zERO", ".ZeRo", ".zErO", ".ZERo", ".zeRO", ".ZErO", ".ZeRO", ".zerO" }
 local ATTEMPTS = #SPELLINGS
 
 local lib = require "sandproof.lib"

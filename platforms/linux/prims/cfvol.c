@@ -30,6 +30,9 @@ struct cfvol {
 	char dev[32];
 	dev_t img_dev; /* identity of the image, to tell our binding of the */
 	ino_t img_ino; /* loop device from a later one of someone else's */
+	struct proc_handle *daemon; /* the FUSE daemon, in the foreground */
+	struct proc_opts o;         /* its options: valid while it runs */
+	char *argv[7];
 };
 
 static int cfvol_err(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -187,6 +190,83 @@ static int cfvol_image(struct cfvol *v, const struct cfvol_opts *o, const char *
 	return fd;
 }
 
+/* The FUSE daemon, kept in the foreground (-d; its debug output
+ * discarded) as a child of ours: proc_start gives it PR_SET_PDEATHSIG, so
+ * when this process dies - a harness killed with SIGKILL included - the
+ * daemon dies with it, nothing is left in our mount namespace, and the
+ * kernel drops the mount.  A daemon that went to the background would
+ * outlive us and keep the namespace, the mount and the loop device.
+ * Returns once the volume is mounted at dir (0), or -errno. */
+static int cfvol_daemon(struct cfvol *v, const char *mnt, char *err, size_t errlen)
+{
+	struct statfs sf;
+	int rc;
+
+	v->argv[0] = "/bin/sh";
+	v->argv[1] = "-c";
+	v->argv[2] = "exec \"$0\" -d \"$1\" \"$2\" >/dev/null 2>&1";
+	v->argv[3] = (char *)mnt;
+	v->argv[4] = v->dev;
+	v->argv[5] = v->dir;
+	v->argv[6] = NULL;
+	proc_opts_init(&v->o);
+	v->o.argv = v->argv;
+	v->o.timeout_ms = 0x7fffffff; /* the volume's life: ended by cfvol_end */
+	rc = proc_start(&v->o, &v->daemon);
+	if (rc < 0)
+		return cfvol_err(err, errlen, -rc, "start %s: %s", mnt, strerror(-rc));
+	for (int waited = 0; waited < CFVOL_TOOL_MS; waited += 10) {
+		if (statfs(v->dir, &sf) == 0 && sf.f_type == CFVOL_FUSE_MAGIC)
+			return 0;
+		if (proc_wait(v->daemon, 10) == 1)
+			break; /* it ended: the mount failed */
+	}
+	return cfvol_err(err, errlen, EIO, "%s %s %s: no file system mounted after it started",
+			 mnt, v->dev, v->dir);
+}
+
+/* Leave the daemon a mount namespace without its own volume.  Why: a
+ * block-device FUSE file system asks its daemon (FUSE_DESTROY) when its
+ * last mount goes, and waits for the answer; if that last mount goes
+ * because the daemon itself is the last process of the namespace holding
+ * it - killed, in its exit, before its /dev/fuse is released - the daemon
+ * waits for itself, unkillable, and the loop device stays bound (seen: a
+ * timeout's kill did it).  So this process moves on to a copy of the
+ * namespace (where the volume stays, for it and all it starts) and
+ * unmounts the volume from the one the daemon keeps: whoever ends the
+ * volume's last mount is then never its daemon.  The working directory is
+ * kept.  0 or -errno. */
+static int cfvol_leave_daemon(const char *dir, char *err, size_t errlen)
+{
+	int old = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), cwd, nu = -1, rc = 0;
+
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0 || cwd < 0 || unshare(CLONE_NEWNS) < 0 ||
+	    (nu = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		rc = cfvol_err(err, errlen, errno, "a mount namespace of our own: %s", strerror(errno));
+	else if (setns(old, CLONE_NEWNS) < 0)
+		rc = cfvol_err(err, errlen, errno, "setns to the daemon's namespace: %s", strerror(errno));
+	else {
+		int u = umount2(dir, MNT_DETACH) < 0 ? errno : 0;
+
+		/* back first, whatever the unmount did */
+		if (setns(nu, CLONE_NEWNS) < 0)
+			rc = cfvol_err(err, errlen, errno, "back to our namespace: %s", strerror(errno));
+		else if (u)
+			rc = cfvol_err(err, errlen, u, "unmount %s in the daemon's namespace: %s", dir,
+				       strerror(u));
+	}
+	if (cwd >= 0 && fchdir(cwd) < 0 && rc == 0)
+		rc = cfvol_err(err, errlen, errno, "back to the working directory: %s", strerror(errno));
+	if (old >= 0)
+		close(old);
+	if (nu >= 0)
+		close(nu);
+	if (cwd >= 0)
+		close(cwd);
+	return rc;
+}
+
 /* The volume mounted at dir folds names: a name made there is found
  * under its upper-case spelling. */
 static int cfvol_check(const char *dir, char *err, size_t errlen)
@@ -232,11 +312,10 @@ int cfvol_make(const struct cfvol_opts *o, struct cfvol **out, char *err, size_t
 	rc = img = cfvol_image(v, o, mkfs, err, errlen);
 	if (rc >= 0)
 		rc = loop = cfvol_loop(v, img, o->image, err, errlen);
-	if (rc >= 0) {
-		char *argv[] = {mnt, v->dev, v->dir, NULL};
-
-		rc = cfvol_run(argv, err, errlen);
-	}
+	if (rc >= 0)
+		rc = cfvol_daemon(v, mnt, err, errlen);
+	if (rc >= 0)
+		rc = cfvol_leave_daemon(v->dir, err, errlen);
 	/* Ours closed: from now on the daemon and the mounted file system hold
 	 * the device, and when both let go autoclear detaches it. */
 	if (img >= 0)
@@ -245,10 +324,8 @@ int cfvol_make(const struct cfvol_opts *o, struct cfvol **out, char *err, size_t
 		close(loop);
 	if (rc >= 0 && (rc = cfvol_check(v->dir, err, errlen)) < 0)
 		cfvol_end(v, NULL, 0);
-	else if (rc < 0) {
-		free(v->dir);
-		free(v);
-	}
+	else if (rc < 0)
+		cfvol_end(v, NULL, 0); /* what was started is ended */
 	if (rc < 0)
 		return rc;
 	*out = v;
@@ -302,11 +379,20 @@ int cfvol_end(struct cfvol *v, char *err, size_t errlen)
 		umount2(v->dir, MNT_DETACH);
 		rc = cfvol_err(err, errlen, EBUSY, "%s busy: detached lazily", v->dir);
 	}
-	/* The daemon ends when its file system is gone, and with its last
-	 * close the loop device detaches itself (autoclear). */
-	for (tries = 0; tries < CFVOL_END_MS / 20 && cfvol_bound(v); tries++)
+	/* The daemon ends when its file system is gone (killed when it does
+	 * not in time), and with its last close the loop device detaches
+	 * itself (autoclear). */
+	if (v->daemon) {
+		struct proc_result r;
+
+		if (proc_wait(v->daemon, CFVOL_END_MS / 2) != 1)
+			proc_kill(v->daemon);
+		proc_end(v->daemon, &r);
+		proc_result_free(&r);
+	}
+	for (tries = 0; v->dev[0] && tries < CFVOL_END_MS / 20 && cfvol_bound(v); tries++)
 		cfvol_sleep_ms(20);
-	if (rc == 0 && cfvol_bound(v))
+	if (rc == 0 && v->dev[0] && cfvol_bound(v))
 		rc = cfvol_err(err, errlen, ETIMEDOUT, "%s still bound to the image after %d s",
 			       v->dev, CFVOL_END_MS / 1000);
 	free(v->dir);
