@@ -13,7 +13,7 @@ return scenario {
   clauses = { "META-3", "META-6" },
   claim = "on a case-insensitive workspace, creating .AGENTS is reported as a protected_create of .agents and leaves nothing on the host",
   expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
+  impact = { volume_lost = "fidelity", created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()

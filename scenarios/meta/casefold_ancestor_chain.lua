@@ -12,7 +12,7 @@ return scenario {
   clauses = { "META-3", "META-6" },
   claim = "on a case-insensitive workspace without .git, building .Git then .GIT/hooks/pre-commit is reported and leaves no hook",
   expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
+  impact = { volume_lost = "fidelity", created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local _, vol = t:casefold_workspace()

@@ -11,7 +11,7 @@ return scenario {
   clauses = { "META-2", "META-1", "META-6" },
   claim = "on a case-insensitive workspace, mv .GIT x && mkdir .git && write .git/hooks/pre-commit cannot plant a hook",
   expect = { linux = { "blocked" }, macos = { "blocked" }, windows = { "blocked" } },
-  impact = { bypassed = "escape" },
+  impact = { volume_lost = "fidelity", bypassed = "escape" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()
@@ -28,7 +28,7 @@ return scenario {
         { "rename", t.ws .. "/.Git/Hooks", g .. "/hooks-away" },
       },
     })
-    if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
+    if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return lib.casefold_control(t) end
     local errs = {}
     for _, q in ipairs(r.probe) do
       if q ~= r.op.control then errs[#errs + 1] = q.op .. "=" .. (q.ok and "ok" or tostring(q.errno)) end

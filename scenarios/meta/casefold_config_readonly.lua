@@ -10,7 +10,7 @@ return scenario {
   clauses = { "META-1", "META-6" },
   claim = "on a case-insensitive workspace, .git/config cannot be changed under another spelling (.GIT/CONFIG), while the workspace can",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
-  impact = { written = "escape" },
+  impact = { volume_lost = "fidelity", written = "escape" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()
@@ -25,7 +25,7 @@ return scenario {
         { "unlink", t.ws .. "/.GIT/CONFIG", as = "unlink" },
       },
     })
-    if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
+    if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return lib.casefold_control(t) end
     local errs = {}
     for _, op in ipairs { "append", "write", "rename", "unlink" } do
       local q = r.op[op]

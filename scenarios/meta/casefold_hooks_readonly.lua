@@ -13,7 +13,7 @@ return scenario {
   clauses = { "META-1", "META-6" },
   claim = "on a case-insensitive workspace, .git/hooks cannot be written under another spelling (.GIT/HOOKS), while the workspace can",
   expect = { linux = { "denied" }, macos = { "denied" }, windows = { "denied" } },
-  impact = { written = "escape" },
+  impact = { volume_lost = "fidelity", written = "escape" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()
@@ -32,7 +32,7 @@ return scenario {
     })
     if sp.read(t.ws .. "/sibling.txt") ~= "ok" then
       t:note("note", "positive control failed: the sibling write did not land")
-      return "control_failed"
+      return lib.casefold_control(t)
     end
     local errs = {}
     for _, op in ipairs { "plant", "append", "unlink", "rename" } do

@@ -11,7 +11,7 @@ return scenario {
   clauses = { "META-3", "META-6" },
   claim = "on a case-insensitive workspace, a directory renamed to .AGENTS is reported as a protected_create of .agents and does not stay",
   expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
-  impact = { created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
+  impact = { volume_lost = "fidelity", created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()

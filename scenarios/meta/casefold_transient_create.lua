@@ -22,7 +22,7 @@ return scenario {
   expect = { linux = { "reported" },
              macos = { unsupported = "checks that the Linux monitor catches a create-then-unlink; Seatbelt refuses the create in place (meta.casefold_zero_create on macOS)" },
              windows = { "reported" } },
-  impact = { left_on_host = "escape", unreported = "reporting" },
+  impact = { volume_lost = "fidelity", left_on_host = "escape", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     t:casefold_workspace()
@@ -38,7 +38,7 @@ return scenario {
           { "write", marker, "x" },
         },
       })
-      if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return "control_failed" end
+      if sp.read(t.ws .. "/sibling.txt") ~= "ok" then return lib.casefold_control(t) end
       local c = r.op.create
       if c and not c.ok and not lib.refused_in_place({ c }) then
         t:error(string.format("attempt %d: the write of %s failed (%s): nothing was attempted",

@@ -151,6 +151,19 @@ function M.case_spellings(dir, name)
   return out
 end
 
+-- What a failed positive control on a case-insensitive workspace
+-- (t:casefold_workspace) means: "volume_lost" when the workspace itself no
+-- longer answers (its FUSE daemon died: a runner removing a file under one
+-- spelling while the command holds it open under another makes exfat-fuse
+-- abort), else "control_failed".
+function M.casefold_control(t)
+  -- a listing asks the daemon; a lookup may be answered from the cache
+  local names, err = sp.listdir(t.ws)
+  if names then return "control_failed" end
+  t:note("note", "the workspace's volume no longer answers: " .. tostring(err))
+  return "volume_lost"
+end
+
 -- META-3 on a case-insensitive workspace (t:casefold_workspace): the
 -- attack creates target under other spellings; the verdict is exactly
 -- M.protected_create's for target (so the outcome must name target as the
@@ -163,10 +176,11 @@ function M.casefold_create(t, target, attack)
     t:error(target .. " exists (under some spelling) before the run")
   end
   local v = M.protected_create(t, target, attack)
+  if v == "control_failed" then return M.casefold_control(t) end
   local left = M.case_spellings(dir, name)
   if #left > 0 then
     t:note("note", "left on the host in " .. dir .. ": " .. table.concat(left, " "))
-    if v ~= "control_failed" then return "created" end
+    return "created"
   end
   return v
 end
