@@ -58,6 +58,17 @@
  *   - Adding a watch goes through /proc/self/fd/N (the descriptor the walk
  *     checked, not the name), so /proc must be mounted in the runner.
  *
+ * Names are matched as the volume matches them (META-6, namecase.h): each
+ * watch entry carries how its parent's volume matches names, decided by
+ * protect_plan_nc() before anything runs; the monitor compares a created
+ * name with the protected one under that folding (.AGENTS is .agents on
+ * exFAT) and reports and descends under the protected paths' spelling;
+ * where each spelling is an object of its own in the kernel (FUSE) a
+ * directory made during the run is watched under every spelling (a watch
+ * holds one inode), and the removal waits until the command is gone
+ * (protect_monitor_cleanup_running).  Existing protected paths and pins
+ * are the mounts' (mounts_alias.c covers their other spellings).
+ *
  * Cleanup policy: protect_monitor_cleanup() removes every protected name
  * that exists now but was absent at plan time (the watch entries), with a
  * descriptor-relative walk that never follows a symlink, and reports each
