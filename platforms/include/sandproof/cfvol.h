@@ -11,16 +11,19 @@
  *   FUSE mount).  Every other OS: -EOPNOTSUPP.
  *
  * Lifetime, and the reason for it: the mount is made in a mount namespace
- * of the calling process's own (unshared once, propagation private), so
- * nothing of it reaches the host's mount table, and once the process and
- * its descendants are gone - killed at a scenario's timeout included - the
- * kernel drops the mount, the file system lets the loop device go, and the
- * loop device, attached with autoclear, detaches itself.  cfvol_end() does
- * the same in order and checks it happened: the mount gone and the loop
- * device no longer bound to the image.  The calling process must be
- * single-threaded (the namespace is the caller's from then on) and should
- * be a child subreaper (proc_init), so the FUSE daemon stays its
- * descendant and dies with its tree.
+ * of the calling process's own (unshared, propagation private), so nothing
+ * of it reaches the host's mount table; the FUSE daemon runs in the
+ * foreground as the caller's child under PR_SET_PDEATHSIG, and is left a
+ * namespace of its own without the volume (a block-device FUSE file system
+ * whose last mount its own daemon's exit drops waits for that daemon:
+ * unkillable, the loop device kept).  So once the caller and its
+ * descendants are gone - killed at a scenario's timeout, or with the
+ * harness, included - the daemon is gone, the kernel drops the mount, the
+ * file system lets the loop device go, and the loop device, attached with
+ * autoclear, detaches itself.  cfvol_end() does the same in order and
+ * checks it happened: the mount gone and the loop device no longer bound
+ * to the image.  The caller must be single-threaded (it moves to new mount
+ * namespaces; they are its own and its children's from then on).
  *
  * Errors (-errno, err says what): -EPERM not root; -ENOENT a tool or
  * /dev/fuse, /dev/loop-control missing; -EOPNOTSUPP no such volume on this
