@@ -66,6 +66,10 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);
+	if (e->name_matching)
+		jw_str(w, "name_matching", e->name_matching);
+	else
+		jw_null(w, "name_matching");
 	if (e->windows.applied)
 		write_enforcement_windows(w, e);
 	jw_obj_open(w, "limits");

@@ -40,6 +40,12 @@ struct enforcement {
 	bool user_ns, mount_ns, pid_ns, net_ns, ipc_ns;
 	bool seccomp, seccomp_notify, no_new_privs, caps_dropped;
 	int landlock_abi; /* 0: Landlock not used */
+	/* How the volumes of the write roots' policy paths match names, as
+	 * the runner decided and acted on (META-6): "exact" (byte for byte),
+	 * "case-insensitive" (at least one folds: a name it considers equal
+	 * to a protected name is that name); NULL when the backend decides
+	 * nothing of it (outcome: null). */
+	const char *name_matching;
 	/* Denials were read from the OS's own log after the run (macOS: the
 	 * unified log); with seccomp_notify what "denials_reported" says. */
 	bool denials_logged;
