@@ -16,6 +16,7 @@
 set -u
 sp=$1
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sc_lib.sh" # sc_wait, sc_reap (the counters are this file's own, below)
 tmp=$(mktemp -d /tmp/sandproof-explore.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 pass=0 fail=0
@@ -421,22 +422,35 @@ st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref_batchfail: 16 programs .* 0 untested, 0 errors" "$tmp/bf.log" && grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*runner_failed)" "$tmp/bf.log"' "a launch of several programs that failed is said, its programs run alone and judged (exit $st: $(tail -2 "$tmp/bf.log" | head -c 400))"
 
 # ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
+# The signal goes once a launch has ended: each launch is a context of
+# the process, its temp directories /tmp/sandproof-PID-explore_* made at
+# its start and removed at its end (a fixed sleep instead, on a loaded
+# machine, could interrupt before any program was judged).
+ctx() { ls -d /tmp/sandproof-"$1"-explore_* /var/tmp/sandproof-"$1"-explore_* 2>/dev/null; }
+has_ctx() { [ -n "$(ctx "$1")" ]; }
 "$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 300 ] && ! grep -q "^pass\|programs" "$tmp/int.log" && [ ! -s "$tmp/int/linux-explore.sqlite" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 2
+sc_wait 120 "$pid" has_ctx "$pid"
+first=$(ctx "$pid" | head -n 1)
+sc_wait 120 "$pid" test ! -e "$first"
 kill -INT $pid
-wait $pid
+sc_reap 120 $pid
 st=$?
 ip=$(sqlite3 "$tmp/int/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
 check '[ $st -eq 130 ] && grep -q "interrupted by SIGINT: stopped after the running launch; [1-9][0-9]* programs and 0 violations recorded" "$tmp/int.log" && case "$ip" in [1-9]*:2:unfinished) true;; *) false;; esac' "SIGINT: exit 130, the programs run so far recorded, the run unfinished (exit $st, $ip: $(tail -1 "$tmp/int.log" | head -c 300))"
 check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' "and no temp directory of it left"
 "$sp" explore --runner ref --time 120 --seed 4 --jobs 2 --out "$tmp/intj" >"$tmp/intj.log" 2>&1 &
 pid=$!
-sleep 3
+# the signal goes once both workers (forked, after the handler is
+# installed) run a launch: each has a context directory
+workers_run() {
+	k=0
+	for w in $(pgrep -P "$pid"); do has_ctx "$w" && k=$((k + 1)); done
+	[ "$k" -eq 2 ]
+}
+sc_wait 120 "$pid" workers_run
 kill -TERM $pid
-wait $pid
+sc_reap 120 $pid
 st=$?
 ip=$(sqlite3 "$tmp/intj/linux-explore.sqlite" "select json_extract(env_json, '$.explore.workers') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
 check '[ $st -eq 143 ] && [ "$ip" = "2:15:unfinished" ] && grep -q "interrupted by SIGTERM" "$tmp/intj.log"' "SIGTERM to --jobs 2: passed to both workers, exit 143, what they ran recorded (exit $st, $ip)"
