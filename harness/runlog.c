@@ -109,6 +109,15 @@ static size_t findings_of(const struct tally *t, const char *runner, struct find
 	return n;
 }
 
+/* sep, the finding's scenario, and " xN" (U+00D7) when it stands for N > 1
+ * fails. */
+static void put_finding(FILE *f, const char *sep, const struct finding *x)
+{
+	fprintf(f, "%s%s", sep, x->scenario);
+	if (x->n > 1)
+		fprintf(f, " \u00d7%zu", x->n);
+}
+
 /* The summary lines of one runner: its count per class, then each class's
  * scenarios, escapes first, each scenario once ("id xN" when it failed N
  * times, as under --repeat). */
@@ -130,7 +139,7 @@ static void summary_runner(struct tally *t, const char *runner, FILE *f)
 		fprintf(f, "    %s:", store_impacts[c]);
 		for (size_t k = 0; k < nf; k++)
 			if (v[k].impact == c)
-				fprintf(f, v[k].n > 1 ? " %s \u00d7%zu" : " %s", v[k].scenario, v[k].n);
+				put_finding(f, " ", &v[k]);
 		fputc('\n', f);
 	}
 	free(v);
@@ -191,8 +200,7 @@ static void findings_runner(struct tally *t, const char *runner, FILE *f)
 		fprintf(f, "%s%s %zu:", sep, store_impacts[c], per[c]);
 		for (size_t k = 0, i = 0; k < nf; k++)
 			if (v[k].impact == c)
-				fprintf(f, v[k].n > 1 ? "%s %s \u00d7%zu" : "%s %s", i++ ? "," : "",
-					v[k].scenario, v[k].n);
+				put_finding(f, i++ ? ", " : " ", &v[k]);
 		sep = "; ";
 	}
 	fputc('\n', f);
