@@ -16,9 +16,9 @@ trap 'rm -rf "$tmp"' EXIT
 	sort -t "$(printf '\t')" -k1,1V -k2,2 >"$tmp/pairs"
 sed -n 's/^- \*\*\([A-Z]*-[0-9]*\)\*\*.*/\1/p' "$doc" >"$tmp/clauses"
 status=0
-classes='escape|exposure|reporting|fidelity|residue'
+classes='escape|exposure|hardening|reporting|fidelity|residue'
 grep '^- \*\*[A-Z]*-[0-9]*\*\*' "$doc" | grep -vE "^- \*\*[A-Z]*-[0-9]*\*\* \[($classes)\] " |
-	sed 's/^- \*\*\([A-Z]*-[0-9]*\)\*\*.*/clause \1 has no impact class ([escape] ... [residue])/' >"$tmp/noclass"
+	sed 's/^- \*\*\([A-Z]*-[0-9]*\)\*\*.*/clause \1 has no impact class ([escape], [exposure], [hardening], [reporting], [fidelity] or [residue])/' >"$tmp/noclass"
 if [ -s "$tmp/noclass" ]; then cat "$tmp/noclass" >&2; status=1; fi
 while read -r c; do
 	if ! grep -q "^$c	" "$tmp/pairs"; then

@@ -5,7 +5,7 @@
 # unprivileged user; or partial re-runs).  It takes each scenario's latest
 # result per runner and user and writes:
 #   - per runner and user, its failures by impact class, escapes first
-#     (escape, exposure, reporting, fidelity, residue), then the verdict
+#     (escape, exposure, hardening, reporting, fidelity, residue), then the verdict
 #     counts with the runner's version;
 #   - per peer, every scenario it fails (or errs on, or is inconclusive
 #     on) for any user, escapes first: the class, the clauses it checks, the
@@ -44,10 +44,11 @@ q() { sqlite3 -separator '	' "$db" "$latest $1"; }
 	echo
 	echo "Failures by impact class (docs/CONTRACT.md), escapes first:"
 	echo
-	echo "| runner | user | escape | exposure | reporting | fidelity | residue |"
-	echo "|---|---|---:|---:|---:|---:|---:|"
+	echo "| runner | user | escape | exposure | hardening | reporting | fidelity | residue |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|"
 	q "select '| ' || runner || ' | ' || u || ' | ' ||
-	     coalesce(sum(impact = 'escape'), 0) || ' | ' || coalesce(sum(impact = 'exposure'), 0) || ' | ' || coalesce(sum(impact = 'reporting'), 0) || ' | ' ||
+	     coalesce(sum(impact = 'escape'), 0) || ' | ' || coalesce(sum(impact = 'exposure'), 0) || ' | ' ||
+	     coalesce(sum(impact = 'hardening'), 0) || ' | ' || coalesce(sum(impact = 'reporting'), 0) || ' | ' ||
 	     coalesce(sum(impact = 'fidelity'), 0) || ' | ' || coalesce(sum(impact = 'residue'), 0) || ' |'
 	   from x group by runner, u order by runner = 'ref' desc, runner = 'none', runner, u != 'root', u"
 	echo
@@ -85,7 +86,7 @@ q() { sqlite3 -separator '	' "$db" "$latest $1"; }
 		          order by e.id limit 1),
 		       p.reason, ''), 1, 200), char(10), ' '), '|', '/')
 		   from pick p join scenario s on s.id = p.scenario_id
-		   order by coalesce(instr('escape exposure reporting fidelity residue', p.impact), 99), p.scenario_id" |
+		   order by coalesce(nullif(instr('escape exposure hardening reporting fidelity residue', p.impact), 0), 99), p.scenario_id" |
 		while IFS='	' read -r cls id clauses users observed ev; do
 			fix=$(awk -F'\t' -v r="$runner" -v s="$id" '$1 == r && $2 == s { print $3; exit }' "$fixes")
 			if [ -z "$fix" ]; then

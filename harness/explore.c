@@ -158,7 +158,10 @@ static int explore_usable(const struct scen_paths *p, const struct explore_opts 
 }
 
 /* Each violation as a fail of its emitted scenario (fs.found_<id>), the
- * program and its shrunk form as evidence. */
+ * program and its shrunk form as evidence.  Quietly: the driver printed
+ * each violation as it found it, and the summary lists each distinct
+ * finding once with its count (runlog_findings_summary), never the same id
+ * once per violating program. */
 static void explore_record(struct session *ss, const struct explore_opts *o, const cJSON *sum)
 {
 	const cJSON *v, *vs = cJSON_GetObjectItemCaseSensitive(sum, "violations");
@@ -179,7 +182,7 @@ static void explore_record(struct session *ss, const struct explore_opts *o, con
 		}
 		if (store_put_scenario(ss->db, &row) < 0)
 			fprintf(stderr, "sandproof explore: %s: %s\n", id, store_get_error(ss->db));
-		session_record(ss, &sc, o->runner, o->seed, json, false, stdout, NULL, 0);
+		session_record(ss, &sc, o->runner, o->seed, json, false, NULL, NULL, 0);
 		free(json);
 	}
 }
@@ -243,7 +246,7 @@ static int explore_interrupted(struct session *ss, const cJSON *sum)
 {
 	int sig = (int)jnum(sum, "interrupted");
 
-	runlog_impact_summary(&ss->tally, stdout);
+	runlog_findings_summary(&ss->tally, stdout);
 	explore_summary(sum, ss->dbpath);
 	fprintf(stderr, "sandproof explore: interrupted by %s: stopped after the running launch; "
 		"%.0f programs and %d violations recorded in %s, the run is not marked finished\n",
@@ -304,7 +307,7 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	if (*jtext(sum, "stopped"))
 		rc = SESSION_EXIT_INTERNAL;
 	rc = session_finish(&ss, rc);
-	runlog_impact_summary(&ss.tally, stdout); /* prints, frees the tally's fails */
+	runlog_findings_summary(&ss.tally, stdout); /* prints, frees the tally's fails */
 	explore_summary(sum, ss.dbpath);
 	cJSON_Delete(sum);
 	return session_exit_status(&ss, rc);

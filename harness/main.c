@@ -2,7 +2,7 @@
  *
  *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
  *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
- *   sandproof list [--filter GLOB]
+ *   sandproof list [--filter GLOB] [--impact]
  *   sandproof env
  *
  * Exit status: 0 every result in its expected set (or skip/unsupported),
@@ -43,7 +43,7 @@
 static const char usage[] =
 "usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
 "                     [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
-"       sandproof list [--filter GLOB]\n"
+"       sandproof list [--filter GLOB] [--impact]\n"
 "       sandproof env\n"
 "       sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n"
 "       sandproof report DB [--format html|junit|markdown|tap] [-o FILE]\n"
@@ -64,7 +64,8 @@ static const char usage[] =
 "       stderr how many were lost and why.\n"
 "       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenario is stopped\n"
 "       and cleaned up, the results so far kept; exit 128 + the signal.\n"
-"list   one scenario per line: id, area, clauses, claim.\n"
+"list   one scenario per line: id, area, clauses, claim (--impact: id and\n"
+"       its failing outcomes by impact class, docs/CONTRACT.md).\n"
 "env    the environment fingerprint recorded with every run, and where\n"
 "       the data below was found (\"data\").\n"
 "report renders a database (HTML matrix, JUnit XML, Markdown, TAP).\n"
@@ -146,16 +147,21 @@ static int probe_stage(void)
 
 static int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {{"filter", required_argument, NULL, 'f'}, {0}};
+	static const struct option opts[] = {{"filter", required_argument, NULL, 'f'},
+					     {"impact", no_argument, NULL, 'i'}, {0}};
 	const char *filter = NULL;
+	bool impact = false;
 	struct scen_list l;
 	char err[1024];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+f:", opts, NULL)) != -1) {
-		if (c != 'f')
+		if (c == 'i')
+			impact = true;
+		else if (c == 'f')
+			filter = optarg;
+		else
 			return usage_error("list: bad option", NULL);
-		filter = optarg;
 	}
 	if (optind != argc)
 		return usage_error("list: unexpected argument", argv[optind]);
@@ -168,7 +174,11 @@ static int cmd_list(int argc, char **argv)
 		return usage_error("--filter matches no scenario:", filter);
 	}
 	for (size_t i = 0; i < l.n; i++)
-		printf("%s\t%s\t%s\t%s\n", l.v[i].id, l.v[i].area, l.v[i].clauses, l.v[i].claim);
+		if (impact)
+			printf("%s\t%s\n", l.v[i].id, l.v[i].impact);
+		else
+			printf("%s\t%s\t%s\t%s\n", l.v[i].id, l.v[i].area, l.v[i].clauses,
+			       l.v[i].claim);
 	scen_list_free(&l);
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "runlog.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +52,83 @@ static void fail_keep(struct tally *t, const char *runner, const char *scenario,
 	t->n_fails++;
 }
 
-/* The summary lines of one runner: its count per class, then each class's
- * scenarios, escapes first. */
-static void summary_runner(const struct tally *t, const char *runner, FILE *f)
-{
-	size_t n[STORE_N_IMPACTS] = {0};
+/* A distinct (class, scenario) among one runner's fails, and how many. */
+struct finding {
+	const char *scenario;
+	int impact;
+	size_t n;
+};
 
-	for (size_t i = 0; i < t->n_fails; i++)
-		if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact >= 0)
-			n[t->fails[i].impact]++;
+/* Class order, then most seen first, then by id. */
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->impact != y->impact)
+		return x->impact < y->impact ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->scenario, y->scenario);
+}
+
+/* runner's fails grouped: each distinct (class, scenario) once with its
+ * count, sorted by finding_cmp, in *out (the caller frees it); their
+ * number, 0 when none (or out of memory: *lost set); *fails: how many
+ * fails they stand for. */
+static size_t findings_of(const struct tally *t, const char *runner, struct finding **out,
+			  size_t *fails, bool *lost)
+{
+	struct finding *v = NULL;
+	size_t n = 0;
+
+	*fails = 0;
+	for (size_t i = 0; i < t->n_fails; i++) {
+		const struct runlog_fail *x = &t->fails[i];
+		size_t k = 0;
+
+		if (strcmp(x->runner, runner) || x->impact < 0)
+			continue;
+		++*fails;
+		while (k < n && (v[k].impact != x->impact || strcmp(v[k].scenario, x->scenario)))
+			k++;
+		if (k == n) {
+			struct finding *p = realloc(v, (n + 1) * sizeof *v);
+
+			if (!p) {
+				*lost = true;
+				continue;
+			}
+			v = p;
+			v[n++] = (struct finding){x->scenario, x->impact, 0};
+		}
+		v[k].n++;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, finding_cmp);
+	*out = v;
+	return n;
+}
+
+/* sep, the finding's scenario, and " xN" (U+00D7) when it stands for N > 1
+ * fails. */
+static void put_finding(FILE *f, const char *sep, const struct finding *x)
+{
+	fprintf(f, "%s%s", sep, x->scenario);
+	if (x->n > 1)
+		fprintf(f, " \u00d7%zu", x->n);
+}
+
+/* The summary lines of one runner: its count per class, then each class's
+ * scenarios, escapes first, each scenario once ("id xN" when it failed N
+ * times, as under --repeat). */
+static void summary_runner(struct tally *t, const char *runner, FILE *f)
+{
+	size_t n[STORE_N_IMPACTS] = {0}, fails, nf;
+	struct finding *v;
+
+	nf = findings_of(t, runner, &v, &fails, &t->fails_lost);
+	for (size_t k = 0; k < nf; k++)
+		n[v[k].impact] += v[k].n;
 	fprintf(f, "  %s:", runner);
 	for (int c = 0; c < STORE_N_IMPACTS; c++)
 		fprintf(f, "%s %zu %s", c ? "," : "", n[c], store_impacts[c]);
@@ -68,28 +137,17 @@ static void summary_runner(const struct tally *t, const char *runner, FILE *f)
 		if (!n[c])
 			continue;
 		fprintf(f, "    %s:", store_impacts[c]);
-		for (size_t i = 0; i < t->n_fails; i++)
-			if (!strcmp(t->fails[i].runner, runner) && t->fails[i].impact == c)
-				fprintf(f, " %s", t->fails[i].scenario);
+		for (size_t k = 0; k < nf; k++)
+			if (v[k].impact == c)
+				put_finding(f, " ", &v[k]);
 		fputc('\n', f);
 	}
+	free(v);
 }
 
-void runlog_impact_summary(struct tally *t, FILE *f)
+/* Frees t's list of fails. */
+static void fails_free(struct tally *t)
 {
-	if (f && t->n_fails) {
-		fprintf(f, "failing outcomes by impact, per runner (escapes first):\n");
-		for (size_t i = 0; i < t->n_fails; i++) {
-			size_t k = 0;
-
-			while (k < i && strcmp(t->fails[k].runner, t->fails[i].runner))
-				k++;
-			if (k == i)
-				summary_runner(t, t->fails[i].runner, f);
-		}
-		if (t->fails_lost)
-			fprintf(f, "  (out of memory: some failing results are missing above)\n");
-	}
 	for (size_t i = 0; i < t->n_fails; i++) {
 		free(t->fails[i].runner);
 		free(t->fails[i].scenario);
@@ -97,6 +155,66 @@ void runlog_impact_summary(struct tally *t, FILE *f)
 	free(t->fails);
 	t->fails = NULL;
 	t->n_fails = t->cap_fails = 0;
+}
+
+/* Calls fn once per runner with fails, in the order of its first fail. */
+static void each_runner(struct tally *t, FILE *f, void (*fn)(struct tally *, const char *, FILE *))
+{
+	for (size_t i = 0; i < t->n_fails; i++) {
+		size_t k = 0;
+
+		while (k < i && strcmp(t->fails[k].runner, t->fails[i].runner))
+			k++;
+		if (k == i)
+			fn(t, t->fails[i].runner, f);
+	}
+}
+
+void runlog_impact_summary(struct tally *t, FILE *f)
+{
+	if (f && t->n_fails) {
+		fprintf(f, "failing outcomes by impact, per runner (escapes first):\n");
+		each_runner(t, f, summary_runner);
+		if (t->fails_lost)
+			fprintf(f, "  (out of memory: some failing results are missing above)\n");
+	}
+	fails_free(t);
+}
+
+/* One runner's findings on one line: "R: D distinct findings in V
+ * violating programs - escape 2: a x312, b; hardening 1: c". */
+static void findings_runner(struct tally *t, const char *runner, FILE *f)
+{
+	size_t fails, nf, per[STORE_N_IMPACTS] = {0};
+	struct finding *v;
+	const char *sep = " \u2014 ";
+
+	nf = findings_of(t, runner, &v, &fails, &t->fails_lost);
+	for (size_t k = 0; k < nf; k++)
+		per[v[k].impact]++;
+	fprintf(f, "%s: %zu distinct finding%s in %zu violating program%s", runner, nf,
+		nf == 1 ? "" : "s", fails, fails == 1 ? "" : "s");
+	for (int c = 0; c < STORE_N_IMPACTS; c++) {
+		if (!per[c])
+			continue;
+		fprintf(f, "%s%s %zu:", sep, store_impacts[c], per[c]);
+		for (size_t k = 0, i = 0; k < nf; k++)
+			if (v[k].impact == c)
+				put_finding(f, i++ ? ", " : " ", &v[k]);
+		sep = "; ";
+	}
+	fputc('\n', f);
+	free(v);
+}
+
+void runlog_findings_summary(struct tally *t, FILE *f)
+{
+	if (f && t->n_fails) {
+		each_runner(t, f, findings_runner);
+		if (t->fails_lost)
+			fprintf(f, "(out of memory: some findings are missing above)\n");
+	}
+	fails_free(t);
 }
 
 int runlog_lost_report(const struct tally *t, const char *dbpath)

@@ -40,9 +40,18 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 int runlog_lost_report(const struct tally *t, const char *dbpath);
 
 /* Prints on f (NULL: nothing) the failing results per runner, escapes
- * first, then exposure, reporting, fidelity, residue, each with its
- * scenarios; then frees t's list of fails. */
+ * first, then exposure, hardening, reporting, fidelity, residue, each with its
+ * scenarios (each once, "id xN" when it failed N times); then frees t's list
+ * of fails. */
 void runlog_impact_summary(struct tally *t, FILE *f);
+
+/* For explore, whose violations are fails of the scenarios it wrote (one
+ * per distinct shrunk program): one line per runner, "R: D distinct
+ * findings in V violating programs - escape 2: fs.found_a x312,
+ * fs.found_b; hardening 1: ...", each distinct finding once with its count,
+ * classes in report order, the most seen first; then frees t's list.  (On
+ * the line the dash is U+2014 and the x U+00D7, as in runlog_impact_summary.) */
+void runlog_findings_summary(struct tally *t, FILE *f);
 
 /* On a terminal: a live line with the counts and the current scenario. */
 void runlog_progress(const struct tally *t, const char *current, bool tty);

@@ -69,6 +69,7 @@ static int load_one(lua_State *L, const char *file, struct scen *s, char *err,
 	s->area = field(L, "area");
 	s->clauses = field(L, "clauses");
 	s->claim = field(L, "claim");
+	s->impact = field(L, "impact");
 	/* expect as JSON */
 	lua_getglobal(L, "require");
 	lua_pushstring(L, "sp");
@@ -121,7 +122,7 @@ int scen_load_all(const struct scen_paths *p, const char *glob,
 				break;
 			if (glob && fnmatch(glob, s.id, 0) != 0) {
 				free(s.file); free(s.id); free(s.area); free(s.clauses);
-				free(s.claim); free(s.expect_json);
+				free(s.claim); free(s.expect_json); free(s.impact);
 				continue;
 			}
 			if (out->n == cap) {
@@ -155,6 +156,7 @@ void scen_list_free(struct scen_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].file); free(l->v[i].id); free(l->v[i].area);
 		free(l->v[i].clauses); free(l->v[i].claim); free(l->v[i].expect_json);
+		free(l->v[i].impact);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));

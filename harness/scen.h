@@ -17,6 +17,7 @@
 struct scen {
 	char *file;
 	char *id, *area, *clauses, *claim, *expect_json;
+	char *impact; /* its impact table as text (sandproof.impact.text), or NULL */
 };
 
 struct scen_list {

@@ -113,8 +113,8 @@ static int doctor(const struct scen_paths *p)
 static const char *impact_label(const char *impact)
 {
 	static const char *const label[][2] = {
-		{"escape", "NO"}, {"exposure", "exposed"}, {"reporting", "not reported"},
-		{"fidelity", "altered"}, {"residue", "left residue"},
+		{"escape", "NO"}, {"exposure", "exposed"}, {"hardening", "not hardened"},
+		{"reporting", "not reported"}, {"fidelity", "altered"}, {"residue", "left residue"},
 	};
 
 	for (size_t i = 0; i < sizeof(label) / sizeof(label[0]); i++)

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "sandproof/prims.h"
+#include "sandproof/store.h"
 #include "sandproof/tmpdir.h"
 #include "sp.h"
 
@@ -680,4 +681,12 @@ void sp_util_register(lua_State *L)
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "temp_roots");
+	/* sp.impact_classes: the classes a fail may carry, in report order,
+	 * from the store (sandproof.impact classes by this one list) */
+	lua_createtable(L, STORE_N_IMPACTS, 0);
+	for (int i = 0; i < STORE_N_IMPACTS; i++) {
+		lua_pushstring(L, store_impacts[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "impact_classes");
 }

@@ -1,7 +1,7 @@
 /* report_tap.c - TAP (version 13) for `prove` (report.h): one test point per
  * result, "ok" for pass, "ok ... # SKIP verdict: reason" for skip and
- * unsupported, "not ok" for fail, error and inconclusive, with the
- * evidence as "# " diagnostic lines.  A scenario not run for a column has no
+ * unsupported, "not ok" for fail (its impact class on the verdict line),
+ * error and inconclusive, with the evidence as "# " diagnostic lines.  A scenario not run for a column has no
  * test point.  Recorded text never starts a line of its own: descriptions
  * are one line with '#' escaped, and every evidence line is prefixed. */
 #include <errno.h>
@@ -74,6 +74,10 @@ static void put_point(FILE *f, unsigned n, const char *label, const char *id,
 	tap_line(f, r->verdict, 64);
 	fprintf(f, "; expected: ");
 	tap_line(f, r->expected, 256);
+	if (r->impact) {
+		fprintf(f, "; impact: ");
+		tap_line(f, r->impact, 64);
+	}
 	fputc('\n', f);
 	if (r->observed) {
 		fprintf(f, "# observed: ");

@@ -13,16 +13,16 @@
 --   comma list   names joined by ',' without spaces, e.g. 'ref,none'
 --   NULL         unknown or not applicable, never an empty string by design
 --   verdicts     pass, fail, skip, unsupported, inconclusive, error
---   impact       escape, exposure, reporting, fidelity, residue: what a failing
---                outcome means (docs/CONTRACT.md, "Impact classes")
+--   impact       escape, exposure, hardening, reporting, fidelity, residue: what
+--                a failing outcome means (docs/CONTRACT.md, "Impact classes")
 --
 -- The store opens the file in WAL mode and commits one transaction per
 -- result (with its evidence), so a run killed at any point leaves a database
 -- that passes PRAGMA integrity_check and holds every finished result.
 
 PRAGMA application_id = 1397772870; -- 0x53505246, 'SPRF': a sandproof results database
-PRAGMA user_version = 2;            -- schema version; a harness refuses newer and older ones
-                                    -- (2: result.impact)
+PRAGMA user_version = 3;            -- schema version; a harness refuses newer and older ones
+                                    -- (2: result.impact; 3: the class hardening)
 
 -- One invocation of the harness (sandproof run or smoke) on one machine.
 CREATE TABLE run (
@@ -79,7 +79,7 @@ CREATE TABLE result (
 	                                  -- control is inconclusive, the reason naming
 	                                  -- the scenario that checks the missing ability
 	impact      TEXT                  -- the class the scenario declares for the
-		CHECK (impact IN ('escape', 'exposure', 'reporting', 'fidelity', 'residue')),
+		CHECK (impact IN ('escape', 'exposure', 'hardening', 'reporting', 'fidelity', 'residue')),
 	                                  -- observed outcome; set on every fail, NULL otherwise
 	attempts    INTEGER NOT NULL      -- tries made: race iterations or hold positions
 		CHECK (attempts >= 0),        -- swept; 1 for a plain scenario

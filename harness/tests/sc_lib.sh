@@ -1,4 +1,5 @@
-# sc_lib.sh - sourced by the harness's shell tests: scenario writing and TAP.
+# sc_lib.sh - sourced by the shell tests: scenario writing, TAP, and waiting
+# on background jobs (sc_wait, sc_reap).
 # sc_write DIR ID CLAUSE BODY: DIR/fs/ID.lua, the scenario fs.ID (expected
 # "ok" on every OS; any other outcome a fidelity fail) whose run(t) is
 # BODY, Lua returning "ok" or what it saw instead.
@@ -59,4 +60,48 @@ sc_expect() {
 	else
 		notok "$2 over $3: expected $4 ($5), observed '$got': $(printf '%s' "$line" | head -c 300)"
 	fi
+}
+
+# Waiting on a background job (every shell test of the tree waits this way):
+# a file the job writes is created, empty, before the job starts, so a poll
+# never reads a file that does not exist yet (a redirection is made by the
+# job itself, after `&` returned); every wait has a bound and ends early
+# when the job has ended.
+#
+# sc_running PID: the process exists and has not ended (a zombie, ended but
+# not yet waited for, counts as ended; Linux /proc).
+sc_running() {
+	_st=$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+sc_ended() { ! sc_running "$1"; }
+
+# sc_wait SECONDS PID CMD...: runs CMD every 0.05 s until it succeeds, or
+# SECONDS have passed, or PID (when not empty) has ended - then CMD once
+# more, for what the job did just before it ended.  CMD's last status.
+sc_wait() {
+	_end=$(($(date +%s) + $1)) _pid=$2
+	shift 2
+	while ! "$@"; do
+		if [ -n "$_pid" ] && ! sc_running "$_pid"; then
+			"$@"
+			return
+		fi
+		[ "$(date +%s)" -lt "$_end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# sc_reap SECONDS PID: waits for the background job PID (a child of this
+# shell) to end, at most SECONDS, and returns its exit status; past the
+# bound it is killed (SIGKILL, by its pid) and the status is 124, so a test
+# never hangs on a job that ignored its signal.
+sc_reap() {
+	if sc_wait "$1" "" sc_ended "$2"; then
+		wait "$2"
+		return
+	fi
+	kill -KILL "$2" 2>/dev/null
+	wait "$2" 2>/dev/null
+	return 124
 }

@@ -54,14 +54,14 @@ sc() { # name body... : the scenario fs.NAME whose run(t) is body
 daemon="setsid sh -c 'echo \$\$ > \"\$0\"; exec sleep 60' \"\$1\" </dev/null >/dev/null 2>&1 &"
 sc print 'print("{\"verdict\":\"fail\"}") io.write("not json\n") return "ok"'
 sc daemon_end "sp.spawn { argv = { \"sh\", \"-c\", [[$daemon]], \"d\", \"$tmp/end.pid\" }, kill_leftovers = false }
-    for _ = 1, 250 do if sp.exists(\"$tmp/end.pid\") then break end sp.sleep_ms(20) end
+    for _ = 1, 3000 do if (sp.read(\"$tmp/end.pid\") or \"\"):match(\"^%d+\n\") then break end sp.sleep_ms(20) end
     return \"ok\""
 sc daemon_timeout "sp.spawn { argv = { \"sh\", \"-c\", [[$daemon]], \"d\", \"$tmp/timeout.pid\" }, kill_leftovers = false }
-    for _ = 1, 250 do if sp.exists(\"$tmp/timeout.pid\") then break end sp.sleep_ms(20) end
+    for _ = 1, 3000 do if (sp.read(\"$tmp/timeout.pid\") or \"\"):match(\"^%d+\n\") then break end sp.sleep_ms(20) end
     sp.write(\"$tmp/timeout.dir\", t.tmp)
     sp.sleep_ms(30000) return \"ok\""
 sc daemon_intr "sp.spawn { argv = { \"sh\", \"-c\", [[$daemon]], \"d\", \"$tmp/intr.pid\" }, kill_leftovers = false }
-    for _ = 1, 250 do if sp.exists(\"$tmp/intr.pid\") then break end sp.sleep_ms(20) end
+    for _ = 1, 3000 do if (sp.read(\"$tmp/intr.pid\") or \"\"):match(\"^%d+\n\") then break end sp.sleep_ms(20) end
     sp.write(\"$tmp/intr.dir\", t.tmp)
     sp.sleep_ms(30000) return \"ok\""
 # sp.spawn_bg across the process boundary
@@ -109,13 +109,13 @@ sc bg_lab 'local lab, why = sp.lab()
     return bg == fg and "ok" or ("bg in " .. bg .. ", lab " .. fg)'
 sc bg_gc "do
       local bg = assert(sp.spawn_bg { argv = { \"sh\", \"-c\", [[$daemon sleep 60]], \"d\", \"$tmp/gc.pid\" }, kill_leftovers = false })
-      for _ = 1, 250 do if sp.exists(\"$tmp/gc.pid\") then break end sp.sleep_ms(20) end
+      for _ = 1, 3000 do if (sp.read(\"$tmp/gc.pid\") or \"\"):match(\"^%d+\n\") then break end sp.sleep_ms(20) end
     end
     local pid = (sp.read(\"$tmp/gc.pid\") or \"\"):match(\"%d+\")
     if not pid then return \"control_failed\" end
     if sp.spawn { argv = { \"kill\", \"-0\", pid } }.code ~= 0 then return \"control_failed\" end
     collectgarbage() collectgarbage()
-    for _ = 1, 150 do
+    for _ = 1, 1500 do
       if sp.spawn { argv = { \"kill\", \"-0\", pid } }.code ~= 0 then return \"ok\" end
       sp.sleep_ms(20)
     end
@@ -148,22 +148,25 @@ if [ -n "$pid" ] && ! alive "$pid" && grep -q '^pass *fs.daemon_end' "$tmp/run.l
 	ok "a daemon left by a scenario that ended is killed"
 else notok "daemon after a scenario's end: ${pid:-no pid} $(head -c 300 "$tmp/run.log")"; kill -9 "$pid" 2>/dev/null; fi
 
-env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --filter 'fs.daemon_timeout' --timeout 2 \
+# (the timeout leaves the scenario 10 s to start its daemon and write its
+# directory's name, on a loaded machine too, before it sleeps 30 s)
+env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --filter 'fs.daemon_timeout' --timeout 10 \
 	--out "$tmp/o" >"$tmp/run.log" 2>&1
 pid=$(cat "$tmp/timeout.pid" 2>/dev/null)
 dir=$(cat "$tmp/timeout.dir" 2>/dev/null)
 if [ -n "$pid" ] && ! alive "$pid" && [ -n "$dir" ] && [ ! -e "$dir" ] &&
-	grep -q '^error *fs.daemon_timeout .*timed out after 2 s' "$tmp/run.log"; then
+	grep -q '^error *fs.daemon_timeout .*timed out after 10 s' "$tmp/run.log"; then
 	ok "timeout: an error, the scenario's daemon killed, its temp dir removed"
 else notok "timeout: pid ${pid:-?} dir ${dir:-?}: $(head -c 300 "$tmp/run.log")"; kill -9 "$pid" 2>/dev/null; fi
 
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner none --filter 'fs.daemon_intr' --out "$tmp/o" \
 	>"$tmp/run.log" 2>&1 &
 hp=$!
-i=0
-while [ ! -s "$tmp/intr.dir" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# intr.dir is written once the daemon's pid is (sp.write: one write of a
+# short text, so non-empty means whole)
+sc_wait 120 "$hp" test -s "$tmp/intr.dir"
 kill -INT "$hp"
-wait "$hp"
+sc_reap 60 "$hp"
 st=$?
 pid=$(cat "$tmp/intr.pid" 2>/dev/null)
 dir=$(cat "$tmp/intr.dir" 2>/dev/null)

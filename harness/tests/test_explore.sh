@@ -16,6 +16,7 @@
 set -u
 sp=$1
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sc_lib.sh" # sc_wait, sc_reap (the counters are this file's own, below)
 tmp=$(mktemp -d /tmp/sandproof-explore.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 pass=0 fail=0
@@ -60,7 +61,8 @@ return scenario {
   id = "fs.$2", clauses = { $3 }, claim = "$4",
   expect = { linux = { $5 }, macos = { unsupported = "explore is linux only so far" },
              windows = { unsupported = "explore is linux only so far" } },
-  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting", ["residue*"] = "residue" },
+  impact = { ["escape*"] = "escape", ["hardening*"] = "hardening", ["reporting*"] = "reporting",
+             ["residue*"] = "residue" },
   control = "fs.workspace_writable",
   run = function(t) return (oracle.run(t, $6)) end,
 }
@@ -191,9 +193,11 @@ oracle_sc "$tmp/nr" nr_chmod_own '"META-1", "FS-2"' "a chmod of the workspace's 
 	'"confined"' '{ seed = 11, policy = { { kind = "deny_write", name = "ws/d/f" } },
     ops = { { "chmod", "git", "000" }, { "chmod", "ws/d", "000" } } }'
 SANDPROOF_SCENARIOS="$tmp/nr" "$sp" run --runner none,ref --out "$tmp/nr-out" >"$tmp/nr.log" 2>&1
-nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(escape\|residue\)" "$tmp/nr.log")
+nf=$(grep -c "^fail .*fs.nr_[0-9]* .* none .*impact: \(hardening\|residue\)" "$tmp/nr.log")
 np=$(grep -c "^pass .*fs.nr_[0-9]* .* ref .*observed=confined" "$tmp/nr.log")
-check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=escape: opened a vsock socket" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=escape: opened a netlink audit socket" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=escape: set up an io_uring instance" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=escape: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=escape: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log" && grep -q "fs.nr_7 .* none .*observed=escape: pushed input into a terminal with TIOCSTI" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon, tracing and TIOCSTI attacks against none (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
+# (each but the daemon hardening: nothing beyond the grant, the target the
+# run's own; docs/CONTRACT.md "Impact classes")
+check '[ "$nf" -eq $j ] && grep -q "fs.nr_1 .* none .*observed=hardening: opened a vsock socket  impact: hardening" "$tmp/nr.log" && grep -q "fs.nr_2 .* none .*observed=hardening: opened a netlink audit socket  impact: hardening" "$tmp/nr.log" && grep -q "fs.nr_3 .* none .*observed=hardening: set up an io_uring instance  impact: hardening" "$tmp/nr.log" && grep -q "fs.nr_4 .* none .*observed=residue: a process of the run alive after the runner returned" "$tmp/nr.log" && grep -q "fs.nr_5 .* none .*observed=hardening: attached to a process of the run with ptrace" "$tmp/nr.log" && grep -q "fs.nr_6 .* none .*observed=hardening: read a process of the run.s memory with process_vm_readv" "$tmp/nr.log" && grep -q "fs.nr_7 .* none .*observed=hardening: pushed input into a terminal of its own with TIOCSTI" "$tmp/nr.log" && ! grep -q "fs.nr_[0-9]* .* none .*impact: escape" "$tmp/nr.log"' "the oracle sees all $j socket, io_uring, daemon, tracing and TIOCSTI attacks against none, none of them an escape (saw $nf): $(grep 'fs.nr_[0-9]* .* none' "$tmp/nr.log" | head -c 600)"
 check '[ "$np" -eq $j ]' "and none of them against ref (confined: $np): $(grep 'fs.nr_[0-9]* .* ref' "$tmp/nr.log" | grep -v '^pass' | head -c 600)"
 reached=$(sqlite3 "$tmp/nr-out/linux.sqlite" "select count(*) from evidence e join result r on r.id = e.result_id where r.scenario_id = 'fs.nr_permitted' and e.body like '%connect ok%'" 2>&1)
 check 'grep -q "^pass .*fs.nr_chmod_own .* none .*observed=confined" "$tmp/nr.log" && grep -q "^pass .*fs.nr_chmod_own .* ref .*observed=confined" "$tmp/nr.log"' "a chmod of the workspace's own .git and ws/d is no violation: $(grep fs.nr_chmod_own "$tmp/nr.log" | head -c 300)"
@@ -315,6 +319,34 @@ for b in 1 8; do
 	grep "^violation" "$tmp/b$b.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/b$b.v"
 done
 check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v" && grep -q "residue: " "$tmp/b8.v"' "batched and alone find the same violations against none, residue among them ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
+# the summary lists each distinct finding once, by class, with how many
+# violating programs it stands for - as the database counts them - and no
+# id twice anywhere in the output (issue 31: never the same id a thousand
+# times)
+summary_ok() { # LOG DB RUNNER: empty, or what is wrong
+	sqlite3 -separator ' ' "$2" "select impact, scenario_id, count(*) from result where verdict = 'fail' group by 1, 2" >"$tmp/sum.db" 2>&1
+	line=$(grep "^$3: [0-9]* distinct findings in " "$1")
+	awk -v line="$line" -v runner="$3" -v out="$1" '
+		{ n[$1]++; c[$2] = $3; cls[$2] = $1; d++; v += $3; if ($3 > 1) multi++ }
+		END {
+			want = runner ": " d " distinct finding" (d == 1 ? "" : "s") " in " v " violating program" (v == 1 ? "" : "s") " \342\200\224 "
+			if (index(line, want) != 1) { print "summary \"" line "\" does not start \"" want "\""; exit }
+			if (!multi) { print "no finding stands for several programs: nothing grouped"; exit }
+			for (id in c) {
+				pat = id (c[id] > 1 ? " \303\227" c[id] : "")
+				if (!index(line, " " pat ",") && !index(line, " " pat ";") && substr(line, length(line) - length(pat)) != " " pat) {
+					print "summary lacks \"" pat "\""; exit
+				}
+				k = 0
+				while ((getline l < out) > 0) { s = l; while ((i = index(s, id)) > 0) { k++; s = substr(s, i + length(id)) } }
+				close(out)
+				if (k != 1) { print id " named " k " times in the output"; exit }
+			}
+			for (x in n) if (!index(line, x " " n[x] ":")) { print "summary lacks \"" x " " n[x] ":\""; exit }
+		}' "$tmp/sum.db"
+}
+why=$(summary_ok "$tmp/b8.log" "$tmp/b8/linux-explore.sqlite" none)
+check '[ -z "$why" ]' "the summary lists each distinct finding once with its count, by class: ${why:-$(grep '^none: ' "$tmp/b8.log" | head -c 300)}"
 check 'grep -q " 80 launches" "$tmp/b1.log" && grep -q " [1-7][0-9] launches" "$tmp/b8.log"' "alone: a launch a program; batched: fewer ($(grep -o '[0-9]* launches' "$tmp/b1.log") / $(grep -o '[0-9]* launches' "$tmp/b8.log"))"
 # two worker processes (--jobs 2) run the same programs between them: the
 # same violations, one summary
@@ -390,22 +422,35 @@ st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref_batchfail: 16 programs .* 0 untested, 0 errors" "$tmp/bf.log" && grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*runner_failed)" "$tmp/bf.log"' "a launch of several programs that failed is said, its programs run alone and judged (exit $st: $(tail -2 "$tmp/bf.log" | head -c 400))"
 
 # ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
+# The signal goes once a launch has ended: each launch is a context of
+# the process, its temp directories /tmp/sandproof-PID-explore_* made at
+# its start and removed at its end (a fixed sleep instead, on a loaded
+# machine, could interrupt before any program was judged).
+ctx() { ls -d /tmp/sandproof-"$1"-explore_* /var/tmp/sandproof-"$1"-explore_* 2>/dev/null; }
+has_ctx() { [ -n "$(ctx "$1")" ]; }
 "$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 300 ] && ! grep -q "^pass\|programs" "$tmp/int.log" && [ ! -s "$tmp/int/linux-explore.sqlite" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 2
+sc_wait 120 "$pid" has_ctx "$pid"
+first=$(ctx "$pid" | head -n 1)
+sc_wait 120 "$pid" test ! -e "$first"
 kill -INT $pid
-wait $pid
+sc_reap 120 $pid
 st=$?
 ip=$(sqlite3 "$tmp/int/linux-explore.sqlite" "select json_extract(env_json, '$.explore.programs') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
 check '[ $st -eq 130 ] && grep -q "interrupted by SIGINT: stopped after the running launch; [1-9][0-9]* programs and 0 violations recorded" "$tmp/int.log" && case "$ip" in [1-9]*:2:unfinished) true;; *) false;; esac' "SIGINT: exit 130, the programs run so far recorded, the run unfinished (exit $st, $ip: $(tail -1 "$tmp/int.log" | head -c 300))"
 check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' "and no temp directory of it left"
 "$sp" explore --runner ref --time 120 --seed 4 --jobs 2 --out "$tmp/intj" >"$tmp/intj.log" 2>&1 &
 pid=$!
-sleep 3
+# the signal goes once both workers (forked, after the handler is
+# installed) run a launch: each has a context directory
+workers_run() {
+	k=0
+	for w in $(pgrep -P "$pid"); do has_ctx "$w" && k=$((k + 1)); done
+	[ "$k" -eq 2 ]
+}
+sc_wait 120 "$pid" workers_run
 kill -TERM $pid
-wait $pid
+sc_reap 120 $pid
 st=$?
 ip=$(sqlite3 "$tmp/intj/linux-explore.sqlite" "select json_extract(env_json, '$.explore.workers') || ':' || json_extract(env_json, '$.explore.interrupted') || ':' || ifnull(finished_at, 'unfinished') from run where filter = 'explore'" 2>&1)
 check '[ $st -eq 143 ] && [ "$ip" = "2:15:unfinished" ] && grep -q "interrupted by SIGTERM" "$tmp/intj.log"' "SIGTERM to --jobs 2: passed to both workers, exit 143, what they ran recorded (exit $st, $ip)"

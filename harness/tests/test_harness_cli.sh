@@ -3,6 +3,7 @@
 # bad input exits 2 with a message naming what is wrong, and runs nothing.
 set -u
 sp=$1
+. "$(dirname "$0")/sc_lib.sh" # sc_wait, sc_reap (its counters are this file's own, below)
 tmp=$(mktemp -d /tmp/sandproof-cli.XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 n=0 pass=0 fail=0
@@ -179,11 +180,8 @@ return scenario { id = "fs.zkilled", clauses = {"FS-1"}, claim = "x",
 LUA
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zkilled --timeout 100 --out "$tmp/k" >/dev/null 2>&1 &
 hp=$!
-i=0
-while [ -z "$(ls -d /tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ] || [ -z "$(ls -d /var/tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ]; do
-	[ $i -lt 200 ] || break
-	sleep 0.05; i=$((i + 1))
-done
+both_made() { [ -n "$(ls -d /tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ] && [ -n "$(ls -d /var/tmp/sandproof-*-fs_zkilled-* 2>/dev/null)" ]; }
+sc_wait 120 "$hp" both_made
 dirs=$(ls -d /tmp/sandproof-*-fs_zkilled-* /var/tmp/sandproof-*-fs_zkilled-* 2>/dev/null)
 kid=$(echo "$dirs" | head -n 1 | sed -n 's|.*/sandproof-\([0-9]*\)-fs_zkilled-.*|\1|p')
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
@@ -194,9 +192,12 @@ else
 	fail=$((fail + 1)); echo "not ok $n - running scenario's temp directories: '$dirs' -> '$(ls -d $dirs 2>/dev/null)'"
 fi
 kill -KILL "$hp"
-wait "$hp" 2>/dev/null
-i=0
-while [ -n "$kid" ] && kill -0 "$kid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sc_reap 30 "$hp"
+# the scenario's process dies with the harness; the next run counts its
+# pid as in use until it is reaped (kill(pid, 0) succeeds on a zombie), so
+# wait until no process has it
+gone() { ! kill -0 "$1" 2>/dev/null; }
+[ -z "$kid" ] || sc_wait 60 "" gone "$kid"
 n=$((n + 1))
 if [ -n "$kid" ] && [ "$(ls -d $dirs 2>/dev/null | wc -l)" -eq 2 ]; then
 	pass=$((pass + 1)); echo "ok $n - SIGKILL left the scenario's temp directories (precondition)"
@@ -216,16 +217,14 @@ fi
 held=$(mktemp -d /tmp/sandproof-4194304-fs_zheld-XXXXXX)
 sh -c 'exec 9<"$1" && flock 9 && exec sleep 60' sh "$held" & # one process holds it
 fp=$!
-i=0
-while ! flock -n "$held" true 2>/dev/null; do [ $i -lt 100 ] || break; sleep 0.02; i=$((i + 1)); done
-i=0
-while flock -n "$held" true 2>/dev/null; do [ $i -lt 100 ] || break; sleep 0.02; i=$((i + 1)); done
+taken() { ! flock -n "$held" true 2>/dev/null; }
+sc_wait 60 "$fp" taken
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
 n=$((n + 1))
 if [ -d "$held" ]; then pass=$((pass + 1)); echo "ok $n - a directory whose lock is held is kept"
 else fail=$((fail + 1)); echo "not ok $n - a held directory was removed"; fi
 kill "$fp"
-wait "$fp" 2>/dev/null
+sc_reap 30 "$fp"
 env SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --filter fs.zz_ok --out "$tmp/k2" >/dev/null 2>&1
 n=$((n + 1))
 if [ ! -e "$held" ]; then pass=$((pass + 1)); echo "ok $n - once released, it is removed"
@@ -292,6 +291,7 @@ fi
 # has the lock; fs.s2's and fs.s3's results then wait out --db-wait 1 and
 # are lost; the run says so and exits 3.  Held less than the bound, they wait
 # and are recorded.
+one_recorded() { [ "$(sqlite3 "$1/linux.sqlite" 'select count(*) from result' 2>/dev/null)" = 1 ]; }
 lockrun() { # DIR HOLD_S WAIT_ARGS...: run s1..s3 while a holder locks DIR's database
 	dir=$1 hold=$2
 	shift 2
@@ -299,27 +299,22 @@ lockrun() { # DIR HOLD_S WAIT_ARGS...: run s1..s3 while a holder locks DIR's dat
 	mkfifo "$tmp/fifo"
 	env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --out "$dir" "$@" >"$tmp/out" 2>"$tmp/err" &
 	hp=$!
-	i=0
-	until [ "$(sqlite3 "$dir/linux.sqlite" 'select count(*) from result' 2>/dev/null)" = 1 ]; do
-		[ $i -lt 600 ] && kill -0 "$hp" 2>/dev/null || break
-		sleep 0.05; i=$((i + 1))
-	done
+	sc_wait 120 "$hp" one_recorded "$dir"
 	sqlite3 "$dir/linux.sqlite" <"$tmp/fifo" >/dev/null 2>&1 &
 	lp=$!
 	exec 8>"$tmp/fifo"
 	# .bail: a holder that did not get the lock never signals fs.s2
 	printf '.timeout 10000\n.bail on\nBEGIN EXCLUSIVE;\n.shell touch %s\n' "$tmp/go" >&8
 	if [ "$hold" -gt 0 ]; then
-		i=0
-		while [ ! -e "$tmp/go" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+		sc_wait 60 "$lp" test -e "$tmp/go"
 		sleep "$hold"
 		exec 8>&-
-		wait "$hp"; st=$?
+		sc_reap 120 "$hp"; st=$?
 	else
-		wait "$hp"; st=$?
+		sc_reap 120 "$hp"; st=$?
 		exec 8>&-
 	fi
-	wait "$lp"
+	sc_reap 60 "$lp"
 }
 lockrun "$tmp/lk" 0 --db-wait 1
 got=$(sqlite3 "$tmp/lk/linux.sqlite" 'select count(*) from result')
@@ -370,10 +365,9 @@ LUA
 env SANDPROOF_SCENARIOS="$tmp/st" "$sp" run --runner none --filter 'fs.s[13]' --out "$tmp/intr" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
-i=0
-while [ ! -s "$tmp/s3dir" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sc_wait 120 "$pid" test -s "$tmp/s3dir" # written whole, then renamed into place
 kill -TERM "$pid"
-wait "$pid"
+sc_reap 60 "$pid"
 st=$?
 s3dir=$(cat "$tmp/s3dir" 2>/dev/null)
 idb=$tmp/intr/linux.sqlite

@@ -61,7 +61,7 @@ bad "impact.ok: 'ok' is expected on every platform that runs the scenario" "a cl
 exp0='expect = { linux = { "ok" }, macos = { "ok" }, windows = { "ok" } }'
 bad "scenario is missing 'impact'" "no impact" "$head, $exp0"
 bad "scenario is missing 'impact'" "an empty impact" "$head, $exp0, impact = {}"
-bad "impact.no: unknown class 'fatal' (one of escape, exposure, reporting, fidelity, residue)" "an unknown class" "$head, $exp0, impact = { no = \"fatal\" }"
+bad "impact.no: unknown class 'fatal' (one of escape, exposure, hardening, reporting, fidelity, residue)" "an unknown class" "$head, $exp0, impact = { no = \"fatal\" }"
 bad "impact.ok: 'ok' is expected on every platform" "an expected outcome given a class" "$head, $exp0, impact = { ok = \"escape\" }"
 bad "impact.control_failed: a failed control is inconclusive" "a class for control_failed" "$head, $exp0, impact = { control_failed = \"fidelity\" }"
 bad "impact.control_failed:\\*: a failed control is inconclusive" "a class for control_failed:*" "$head, $exp0, impact = { [\"control_failed:*\"] = \"fidelity\" }"

@@ -4,7 +4,8 @@
 # broken properties named for the unconfined control; exit 3 when the host
 # cannot enforce the contract (a runner whose doctor says so); and, over
 # fake runners that report one observation for every property, the words
-# each observation gets: NO only for an escape seen.
+# each observation gets: NO only for an escape seen (a hardening fault is
+# "not hardened").
 set -u
 sp=$1
 tmp=$(mktemp -d /tmp/sandproof-smoke.XXXXXX)
@@ -85,8 +86,8 @@ for r in escapes controls others stopped; do
 done
 line() { grep "^$1: " "$tmp/$1.log"; }
 l=$(line escapes)
-check '[ "$l" = "escapes: confines writes: NO - a write outside the workspace landed; network deny: NO - a host loopback listener was reached; protected metadata: NO - .agents was created on the host; git hooks read-only: NO - a hook was planted; no privileges: NO - capabilities remain; fails closed: NO - the command ran without its namespaces" ]' \
-	"an escape seen is NO with what was seen: $l"
+check '[ "$l" = "escapes: confines writes: NO - a write outside the workspace landed; network deny: NO - a host loopback listener was reached; protected metadata: NO - .agents was created on the host; git hooks read-only: NO - a hook was planted; no privileges: not hardened - capabilities remain; fails closed: NO - the command ran without its namespaces" ]' \
+	"an escape seen is NO with what was seen; capabilities held (hardening: nothing seen beyond the grant) are not hardened, never NO: $l"
 check '[ "$(cat "$tmp/escapes.st")" -eq 1 ]' "escapes: exit 1"
 l=$(line controls)
 check '[ "$l" = "controls: confines writes: not proven - a write in the workspace failed, so nothing was tested; network deny: not proven - no private loopback for the control; protected metadata: not proven - a write in the workspace failed, so nothing was tested; git hooks read-only: not proven - a write in the workspace failed, so nothing was tested; no privileges: not proven - the capability sets could not be read; fails closed: not proven - a plain run failed, so nothing was tested" ]' \

@@ -50,7 +50,7 @@ sc_write "$tmp/sc" sig_alone PROC-4 "$show
     local f, g = t.tmp .. '/child.pid', t.tmp .. '/child.alive'
     local r = assert(sp.spawn { argv = { 'sh', '-c', '(sleep 0.5; echo alive > \"\$1\") & echo \$! > \"\$0\"; wait', f, g },
       signal = { name = 'SIGTERM', when = f, after_ms = 50 }, timeout_ms = 8000, kill_leftovers = false })
-    for _ = 1, 150 do if sp.exists(g) then break end sp.sleep_ms(20) end
+    for _ = 1, 1500 do if (sp.read(g) or '') ~= '' then break end sp.sleep_ms(20) end
     if r.signal == 15 and r.signalled == true and not r.timed_out and sp.exists(g) then
       return 'ok'
     end

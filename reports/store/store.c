@@ -97,7 +97,7 @@ static int store_errno(sqlite3 *h, int rc)
 
 /* Records a message in db->err and returns r (a -errno). */
 const char *const store_impacts[STORE_N_IMPACTS] = {
-	"escape", "exposure", "reporting", "fidelity", "residue",
+	"escape", "exposure", "hardening", "reporting", "fidelity", "residue",
 };
 
 int store_impact_index(const char *name)
@@ -310,8 +310,10 @@ static int store_identify(struct store *db, int *fresh)
 				  (long long)ver, STORE_SCHEMA_VERSION);
 	if (ver < STORE_SCHEMA_VERSION)
 		return store_fail(db, -EPROTO,
-				  "schema version %lld is older than this sandproof's %d (its failures carry no impact class) and cannot be upgraded; record to a new database (another --out)",
-				  (long long)ver, STORE_SCHEMA_VERSION);
+				  "schema version %lld is older than this sandproof's %d (%s) and cannot be upgraded; record to a new database (another --out)",
+				  (long long)ver, STORE_SCHEMA_VERSION,
+				  ver < 2 ? "its failures carry no impact class"
+					  : "its failures were classed before the class hardening: an escape there may be hardening now");
 	return 0;
 }
 

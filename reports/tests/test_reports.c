@@ -413,7 +413,7 @@ static void check_html(const char *db)
 	     "report --format html (default) -o FILE exits 0");
 	h = slurp(P("r.html"));
 	t_ok(count(h, "<table id=\"matrix\">") == 1, "HTML has one <table id=\"matrix\">");
-	t_ok(count(h, "<th>escape</th><th>exposure</th><th>reporting</th><th>fidelity</th><th>residue</th>") == 1 &&
+	t_ok(count(h, "<th>escape</th><th>exposure</th><th>hardening</th><th>reporting</th><th>fidelity</th><th>residue</th>") == 1 &&
 	     strstr(h, "<section id=\"impact\">") && strstr(h, "<section id=\"impact\">") < strstr(h, "<section id=\"summary\">") &&
 	     count(h, "<td class=\"n\" data-impact=\"escape\">1<br><span class=\"t\">fs.write.outside</span></td>") == 1 &&
 	     count(h, "<td class=\"n\" data-impact=\"reporting\">1<br><span class=\"t\">net.deny</span></td>") == 1,
@@ -523,13 +523,81 @@ static void check_tap_md(const char *db, const char *good_db)
 	     "Markdown: evidence only in fences and <details>, no raw <script>");
 	t_ok(strstr(m, "### Impact of the failures (escapes first)") &&
 	     strstr(m, "### Impact of the failures") < strstr(m, "| runner | pass |") &&
-	     count(m, "| runner | escape | exposure | reporting | fidelity | residue |") == 1 &&
-	     count(m, "| none | **1** | 0 | **1** | 0 | 0 |") == 1 && count(m, "| ref | 0 | 0 | 0 | 0 | 0 |") == 1,
+	     count(m, "| runner | escape | exposure | hardening | reporting | fidelity | residue |") == 1 &&
+	     count(m, "| none | **1** | 0 | 0 | **1** | 0 | 0 |") == 1 && count(m, "| ref | 0 | 0 | 0 | 0 | 0 | 0 |") == 1,
 	     "Markdown: the impact table leads, escapes first");
 	t_ok(count(m, "- none, escape (1):<code>fs.write.outside</code>\n- none, reporting (1):<code>net.deny</code>\n") == 1,
 	     "Markdown: each class with its scenarios, escapes first");
 	free(t);
 	free(m);
+}
+
+/* A database whose one runner fails three scenarios, one per class that
+ * comes first (escape, exposure, hardening), plus a reporting fault: every
+ * format names hardening, after exposure and before reporting. */
+static int make_classes(const char *path)
+{
+	static const char *const fails[][2] = {
+		{"net.deny", "reporting"}, {"priv.ptrace", "hardening"},
+		{"fs.dev", "exposure"}, {"fs.write.outside", "escape"},
+	};
+	struct store *db;
+	char err[512];
+	int64_t r;
+
+	if (store_open(path, &db, err, sizeof err))
+		return -1;
+	r = run(db, "linux", "2025-06-01T12:00:00.000Z", "bwrap");
+	for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+		struct store_result x = {
+			.run_id = r, .runner = "bwrap", .scenario_id = fails[i][0], .verdict = "fail",
+			.expected = "refused", .observed = "attached", .attempts = 1,
+			.windows_hit = -1, .min_windows = -1, .seed = 7, .duration_ms = 3,
+			.impact = fails[i][1],
+		};
+
+		scen(db, fails[i][0], "priv", "x");
+		store_add_result(db, &x, NULL, 0);
+	}
+	store_finish_run(db, r, NULL);
+	return store_close(db);
+}
+
+static void check_hardening(void)
+{
+	char *h, *x, *m, *t;
+
+	t_ok(make_classes(P("cls.sqlite")) == 0, "a database with an escape, an exposure, a hardening and a reporting fail");
+	t_ok(sub(report_main, NULL, NULL, "report", P("cls.sqlite"), "-o", P("cls.html"), NULL) == 0 &&
+	     sub(report_main, NULL, NULL, "report", P("cls.sqlite"), "--format", "junit", "-o", P("cls.xml"), NULL) == 0 &&
+	     sub(report_main, NULL, NULL, "report", P("cls.sqlite"), "--format", "markdown", "-o", P("cls.md"), NULL) == 0 &&
+	     sub(report_main, NULL, NULL, "report", P("cls.sqlite"), "--format", "tap", "-o", P("cls.tap"), NULL) == 0,
+	     "it renders in the four formats");
+	h = slurp(P("cls.html"));
+	x = slurp(P("cls.xml"));
+	m = slurp(P("cls.md"));
+	t = slurp(P("cls.tap"));
+	t_ok(count(h, "<td class=\"n\" data-impact=\"hardening\">1<br><span class=\"t\">priv.ptrace</span></td>") == 1 &&
+	     strstr(h, "data-impact=\"exposure\">1") < strstr(h, "data-impact=\"hardening\">1") &&
+	     strstr(h, "data-impact=\"hardening\">1") < strstr(h, "data-impact=\"reporting\">1") &&
+	     count(h, "<input type=\"checkbox\" checked data-impact=\"hardening\">") == 1 &&
+	     count(h, "data-runner=\"bwrap\" data-impact=\"hardening\"") == 1,
+	     "HTML: hardening counted after exposure, before reporting; a filter and a cell class");
+	t_ok(count(x, "<property name=\"impact.hardening\" value=\"1: priv.ptrace\"/>") == 1 &&
+	     strstr(x, "name=\"impact.exposure\"") < strstr(x, "name=\"impact.hardening\"") &&
+	     strstr(x, "name=\"impact.hardening\"") < strstr(x, "name=\"impact.reporting\"") &&
+	     count(x, "<failure type=\"hardening\"") == 1,
+	     "JUnit: impact.hardening between exposure and reporting; a failure of type hardening");
+	t_ok(count(m, "| bwrap | **1** | **1** | **1** | **1** | 0 | 0 |") == 1 &&
+	     count(m, "- bwrap, escape (1):<code>fs.write.outside</code>\n- bwrap, exposure (1):<code>fs.dev</code>\n"
+		      "- bwrap, hardening (1):<code>priv.ptrace</code>\n- bwrap, reporting (1):<code>net.deny</code>\n") == 1,
+	     "Markdown: a hardening column and list, after exposure, before reporting");
+	t_ok(count(t, "# verdict: fail; expected: refused; impact: hardening\n") == 1 &&
+	     count(t, "; impact: ") == 4, "TAP: each fail's class on its verdict line");
+	free(h);
+	free(x);
+	free(m);
+	free(t);
 }
 
 static void check_diff(const char *a, const char *b, const char *c)
@@ -737,6 +805,7 @@ int main(int argc, char **argv)
 		check_html(a);
 		check_junit(a);
 		check_tap_md(a, good);
+		check_hardening();
 		check_diff(a, b, c);
 		check_diff_vanished(a, c, good);
 		check_bad_input(a);

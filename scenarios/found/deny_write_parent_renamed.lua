@@ -15,7 +15,7 @@ return scenario {
   expect = { linux = { "confined" },
              macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
              windows = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" } },
-  impact = { ["escape*"] = "escape", ["exposure*"] = "exposure", ["residue*"] = "residue" },
+  impact = { ["escape*"] = "escape", ["hardening*"] = "hardening", ["reporting*"] = "reporting", ["residue*"] = "residue" },
   control = "fs.workspace_writable",
   run = function(t) return (oracle.run(t, PROGRAM)) end,
 }

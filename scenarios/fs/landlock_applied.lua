@@ -7,6 +7,10 @@
 -- signal 0 to the sandbox's pid 1 (outside the command's Landlock domain)
 -- fails too (signal scope).  The workspace write is the positive control.
 -- enforcement.landlock_abi must be > 0 and no more than the kernel's ABI.
+-- Classes: Landlock (or its signal scope) not in effect is `not_applied`
+-- (`no_signal_scope`), hardening - the mounts still confine, nothing
+-- beyond the grant is seen; in effect but reported 0 or not at all is
+-- `not_reported`, and reported but not in effect `not_enforced`: reporting.
 -- The host's ABI is read on the host, with landlock_create_ruleset(NULL, 0,
 -- VERSION) (syscall 444 on every Linux architecture), through perl's
 -- syscall() because the harness has no primitive for it.  A host without
@@ -25,7 +29,8 @@ return scenario {
   expect = { linux = { "applied" },
              macos = { unsupported = "Landlock is Linux only" },
              windows = { "not_applicable" } },
-  impact = { no_signal_scope = "reporting", not_applied = "reporting", not_enforced = "reporting", overstated = "reporting", unverifiable = "reporting", ["refused_otherwise:*"] = "fidelity" },
+  impact = { not_applied = "hardening", no_signal_scope = "hardening", not_reported = "reporting", not_enforced = "reporting",
+             overstated = "reporting", unverifiable = "reporting", ["refused_otherwise:*"] = "fidelity" },
   control = "fs.workspace_writable",
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end
@@ -46,12 +51,14 @@ return scenario {
     t:note("note", string.format("host Landlock ABI %d, enforcement.landlock_abi %s; /proc %s %s; " ..
       "write /proc/self/comm %s; kill(1, 0) %s", abi, tostring(used), tostring(m.fstype), tostring(m.options),
       comm.ok and "ok" or tostring(comm.errno), kill1.ok and "ok" or tostring(kill1.errno)))
-    if not used or used <= 0 then return "not_applied" end
-    if used > abi then return "overstated" end
+    if used and used > abi then return "overstated" end
     -- without a read-write /proc the refusal could be the mount layer's
     if not proc_rw then return "unverifiable" end
-    if comm.ok then return "not_enforced" end
+    -- the write went through: Landlock is not confining the command
+    -- (hardening: the mounts still are), or is said to and is not
+    if comm.ok then return (used and used > 0) and "not_enforced" or "not_applied" end
     if comm.errno ~= "EACCES" then return "refused_otherwise:" .. tostring(comm.errno) end
+    if not used or used <= 0 then return "not_reported" end
     if used >= 6 and kill1.ok then return "no_signal_scope" end
     return "applied"
   end,

@@ -51,7 +51,7 @@ return scenario {
   expect = { linux = { "as_contracted" },
              macos = { unsupported = "reads the sandbox's mount table (/proc/self/mountinfo): Seatbelt mounts nothing and macOS has no /proc" },
              windows = { "not_applicable" } },
-  impact = { ["nosuid_missing:*"] = "escape", ["ro_missing:*"] = "escape", ["suid:*"] = "escape", ["writable:*"] = "escape",
+  impact = { ["nosuid_missing:*"] = "hardening", ["ro_missing:*"] = "hardening", ["suid:*"] = "hardening", ["writable:*"] = "hardening",
               ["fstype:*"] = "fidelity", ["rw_missing:*"] = "fidelity", ["unreadable:*"] = "fidelity" },
   control = "fs.workspace_writable",
   run = function(t)

@@ -10,7 +10,7 @@ return scenario {
   clauses = { "SWAP-1", "SETUP-1" },
   claim = "a write root given as a symlink is refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local link = t.tmp .. "/ws-link"

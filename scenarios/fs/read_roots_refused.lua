@@ -12,7 +12,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "Seatbelt confines reads per read_roots, so macOS takes them (the refusal is the Linux mount layer's); a macOS read-root scenario is still to write" },
              windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local function spec(roots, marker)

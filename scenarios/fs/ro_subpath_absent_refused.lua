@@ -10,7 +10,7 @@ return scenario {
   clauses = { "FS-2", "SETUP-1" },
   claim = "a read_only_subpath absent from its write root is refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local present, absent = t.ws .. "/vendor", t.ws .. "/generated"

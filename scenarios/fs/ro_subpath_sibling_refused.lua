@@ -12,7 +12,7 @@ return scenario {
   clauses = { "FS-2", "SETUP-1" },
   claim = "a read_only_subpath /x/proj2 given for the write root /x/proj is refused (it is not beneath), and nothing runs",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local sibling, inside = t.ws .. "2", t.ws .. "/proj2"

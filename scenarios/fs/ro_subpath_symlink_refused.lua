@@ -10,7 +10,7 @@ return scenario {
   clauses = { "SWAP-1", "FS-2", "SETUP-1" },
   claim = "a read_only_subpath given as a symlink is refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local dir, link = t.ws .. "/vendor", t.ws .. "/vendor-link"

@@ -10,7 +10,7 @@ return scenario {
   expect = { linux = { "ro_nosuid" },
              macos = { unsupported = "a mount-namespace property (mountinfo); on macOS the read-only host is checked by its effect, fs.outside_system" },
              windows = { "not_applicable" } },
-  impact = { suid = "escape", writable = "escape" },
+  impact = { suid = "hardening", writable = "hardening" },
   control = "fs.workspace_writable",
   run = function(t)
     if t.os ~= "linux" then return "not_applicable" end

@@ -38,7 +38,7 @@ return scenario {
   expect = { linux = { "reported" },
              macos = { unsupported = "the oracle reads /proc/PID/limits, mountinfo and cgroup pids.max during a seccomp hold: Linux only" },
              windows = { unsupported = "the oracle reads /proc during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
-  impact = { ["not_applied:*"] = "escape", open_files_not_applied = "escape", pids_not_applied = "escape", tmpfs_not_applied = "escape", not_reported = "reporting", undocumented_default = "reporting", ["wrong_value:*"] = "reporting" },
+  impact = { ["not_applied:*"] = "hardening", open_files_not_applied = "reporting", pids_not_applied = "reporting", tmpfs_not_applied = "reporting", not_reported = "reporting", undocumented_default = "reporting", ["wrong_value:*"] = "reporting" },
   run = function(t)
     local seen = {}
     local r = t:hold { syscalls = { "clock_nanosleep", "nanosleep" }, at = 1, comm = "sandproof-probe",

@@ -17,7 +17,7 @@ return scenario {
   expect = { linux = { "bounded", "refused" },
              macos = { "bounded", "refused" },
              windows = { "bounded", "refused" } },
-  impact = { ran_anyway = "escape", unbounded = "escape", ["not_reported:*"] = "reporting", ["refused_at:*"] = "reporting", refused_wrongly = "fidelity" },
+  impact = { ran_anyway = "hardening", unbounded = "escape", ["not_reported:*"] = "reporting", ["refused_at:*"] = "reporting", refused_wrongly = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)
     local started = t.ws .. "/started"

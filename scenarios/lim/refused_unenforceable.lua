@@ -16,7 +16,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "no syscall interposition on macOS: fault injection needs a seccomp filter" },
              windows = { "refused" } },
-  impact = { ["ran_anyway:*"] = "escape", ["refused_at:*"] = "reporting", sandbox_setup_failure = "reporting" },
+  impact = { ["ran_anyway:*"] = "hardening", ["refused_at:*"] = "reporting", sandbox_setup_failure = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     if not t.vtmp then t:skip("/var/tmp is unusable: no workspace outside /tmp") end

@@ -42,7 +42,7 @@ return scenario {
   expect = { linux = { "stopped" },
              macos = { unsupported = "checks the Linux protection monitor's event-queue overflow (during a seccomp hold); Seatbelt denies by path and has no monitor" },
              windows = { unsupported = "the monitor is flooded during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
-  impact = { not_stopped = "escape", unreported = "reporting" },
+  impact = { not_stopped = "hardening", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     if sp.exists(t.ws .. "/.agents") then t:error(".agents exists before the run") end

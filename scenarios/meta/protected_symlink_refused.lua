@@ -9,7 +9,7 @@ return scenario {
   clauses = { "META-5", "SETUP-1" },
   claim = "a protected path that is or passes through a symlink is refused and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_run:*"] = "reporting" },
+  impact = { ran = "hardening", ["not_run:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local g = t.ws .. "/.git"

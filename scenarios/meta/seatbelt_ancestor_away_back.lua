@@ -17,7 +17,7 @@ return scenario {
   expect = { linux = { unsupported = "macos only: Seatbelt denies by path; Linux pins every ancestor with a mount (meta.ancestor_rename)" },
              macos = { "blocked" },
              windows = { unsupported = "macos only: Seatbelt's path denies" } },
-  impact = { planted = "escape", moved = "exposure" },
+  impact = { planted = "escape", moved = "escape" },
   control = "fs.workspace_writable",
   run = function(t)
     local g, g2 = t.ws .. "/.git", t.ws .. "/g2"

@@ -19,7 +19,7 @@ return scenario {
   expect = { linux = { "stopped" },
              macos = { unsupported = "checks the Linux protection monitor's lost watch; Seatbelt denies protected paths by literal and subpath, present or absent, with no watch to lose (meta.absent_* cover it)" },
              windows = { unsupported = "the host-side mover is a POSIX shell loop (sh, mv), which native Windows lacks" } },
-  impact = { not_stopped = "escape", unreported = "reporting" },
+  impact = { not_stopped = "hardening", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local g, started = t.ws .. "/.git", t.ws .. "/started"

@@ -7,7 +7,7 @@ return scenario {
   clauses = { "NET-4" },
   claim = "with block_unix_sockets a command cannot connect to a unix socket served outside the sandbox (EPERM)",
   expect = { linux = { "blocked" }, macos = { "blocked" }, windows = { "blocked" } },
-  impact = { reached = "escape", socketpair_made = "escape", ["errno_*"] = "reporting", error = "reporting" },
+  impact = { reached = "escape", socketpair_made = "hardening", ["errno_*"] = "reporting", error = "reporting" },
   control = "net.unix_socket_reachable",
   run = function(t)
     local lab = t:lab()

@@ -12,7 +12,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "netlink sockets are Linux only" },
              windows = { "refused" } },
-  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { opened = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "netlink", "raw", "9" }) end,
 }

@@ -13,7 +13,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "AF_PACKET is Linux only" },
              windows = { "refused" } },
-  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { opened = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t)
     return lib.socket_family_refused(t, { "socket", "packet", "dgram" }, { via_userns = true })

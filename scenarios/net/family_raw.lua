@@ -14,7 +14,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "the attack first tries to regain CAP_NET_RAW in a user namespace: Linux capabilities and namespaces" },
              windows = { "refused" } },
-  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { opened = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t)
     return lib.socket_family_refused(t, { "socket", "raw" }, { via_userns = true, kernel_refusal = true })

@@ -12,7 +12,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "the attack and its positive control use Linux's AF_VSOCK" },
              windows = { "refused" } },
-  impact = { opened = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { opened = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t) return lib.socket_family_refused(t, { "socket", "vsock", "stream" }) end,
 }

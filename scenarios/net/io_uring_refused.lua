@@ -13,7 +13,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "io_uring is Linux only" },
              windows = { "refused" } },
-  impact = { set_up = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  impact = { set_up = "hardening", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "net.private_loopback",
   run = function(t)
     t:lab() -- no packet ever leaves the lab

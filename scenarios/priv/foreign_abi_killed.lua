@@ -17,7 +17,7 @@ return scenario {
   expect = { linux = { "killed" },
              macos = { unsupported = "foreign syscall ABIs (x32, int 0x80) are Linux x86_64's" },
              windows = { "killed" } },
-  impact = { ["answered:*"] = "escape", ["died_otherwise:*"] = "reporting" },
+  impact = { ["answered:*"] = "hardening", ["died_otherwise:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     if sp.uname().machine ~= "x86_64" then

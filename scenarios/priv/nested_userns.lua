@@ -19,7 +19,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "user namespaces are Linux only" },
              windows = { "refused" } },
-  impact = { ["created:*"] = "escape", ["errno_*"] = "reporting", error = "reporting", ["unreported:*"] = "reporting" },
+  impact = { ["created:*"] = "hardening", ["errno_*"] = "reporting", error = "reporting", ["unreported:*"] = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"

@@ -11,7 +11,7 @@ return scenario {
   expect = { linux = { "none" },
              macos = { unsupported = "Linux capabilities (CapEff...) do not exist on macOS" },
              windows = { "none" } },
-  impact = { ["held:*"] = "escape" },
+  impact = { ["held:*"] = "hardening" },
   control = "proc.exit_code_exact",
   run = function(t)
     local r = t:ran(t:sandbox { probe = { { "caps", as = "caps" } } })

@@ -8,7 +8,7 @@ return scenario {
   expect = { linux = { "set" },
              macos = { unsupported = "PR_SET_NO_NEW_PRIVS is Linux's; setuid binaries under Seatbelt are not checked yet" },
              windows = { "set" } },
-  impact = { unset = "escape" },
+  impact = { unset = "hardening" },
   control = "proc.exit_code_exact",
   run = function(t)
     local r = t:ran(t:sandbox { probe = { { "no_new_privs", as = "nnp" } } })

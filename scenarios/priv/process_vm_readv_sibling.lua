@@ -13,7 +13,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "process_vm_readv is Linux only" },
              windows = { unsupported = "the target is started by a POSIX shell (sh, sleep &), which native Windows lacks, and process_vm_readv is a Linux call" } },
-  impact = { read = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { read = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t) return lib.sibling_refused(t, "process_vm_readv", "read") end,
 }

@@ -14,7 +14,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "the probe's ptrace op is Linux's PTRACE_ATTACH; macOS goes through task_for_pid, not probed yet" },
              windows = { unsupported = "the target is started by a POSIX shell (sh, sleep &), which native Windows lacks, and the probe's ptrace is Linux's PTRACE_ATTACH" } },
-  impact = { attached = "escape", ["errno_*"] = "reporting", unreported = "reporting" },
+  impact = { attached = "hardening", ["errno_*"] = "reporting", unreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t) return lib.sibling_refused(t, "ptrace", "attached") end,
 }

@@ -17,7 +17,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "remounting needs the sandbox's own mount namespace (Linux); Seatbelt mounts nothing" },
              windows = { unsupported = "remount is a Linux mount operation, tried first from a namespace made by a POSIX shell running unshare(1), which native Windows lacks" } },
-  impact = { remounted = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  impact = { remounted = "hardening", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"

@@ -15,7 +15,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "setns and /proc/PID/ns are Linux only" },
              windows = { unsupported = "setns and /proc/PID/ns are Linux only, and the attack is a POSIX shell running unshare(1), which native Windows lacks" } },
-  impact = { joined = "escape", ["errno_*"] = "reporting", unreported = "reporting", error = "reporting" },
+  impact = { joined = "hardening", ["errno_*"] = "reporting", unreported = "reporting", error = "reporting" },
   control = "fs.workspace_writable",
   run = function(t)
     local ok_file = t.ws .. "/control"

@@ -16,7 +16,7 @@ return scenario {
   expect = { linux = { "refused" },
              macos = { unsupported = "the pty comes from util-linux script(1) -c, which macOS's BSD script(1) lacks (not ported yet)" },
              windows = { unsupported = "TIOCSTI is a POSIX terminal ioctl, and the pty comes from util-linux script(1) run by a POSIX shell, which native Windows lacks" } },
-  impact = { injected = "escape", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
+  impact = { injected = "hardening", ["errno_*"] = "reporting", error = "reporting", unreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     if not (sp.exists("/usr/bin/script") or sp.exists("/bin/script")) then

@@ -9,7 +9,7 @@ return scenario {
   clauses = { "PROC-6", "OUT-2", "OUT-6" },
   claim = "a command exiting 127 by itself is never reported as not found, and a real exec failure is reported with its errno",
   expect = { linux = { "distinguished" }, macos = { "distinguished" }, windows = { unsupported = "it runs POSIX shell commands and a #!/bin/sh script without the execute bit (EACCES), none of which native Windows has" } },
-  impact = { ran_unexecutable = "escape", eacces_misreported = "reporting", not_found_misreported = "reporting", own_126_misreported = "reporting", own_127_misreported = "reporting" },
+  impact = { ran_unexecutable = "fidelity", eacces_misreported = "reporting", not_found_misreported = "reporting", own_126_misreported = "reporting", own_127_misreported = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local script = t.ws .. "/tool.sh"

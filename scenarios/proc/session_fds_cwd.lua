@@ -11,7 +11,7 @@ return scenario {
   expect = { linux = { "isolated" },
              macos = { unsupported = "reads /proc/self/stat and /proc/PID/fd: macOS has no /proc" },
              windows = { unsupported = "the command is a POSIX shell script reading /proc (sh, ls), which native Windows lacks" } },
-  impact = { ["fd_leak:*"] = "escape", shares_session = "escape", wrong_cwd = "fidelity" },
+  impact = { ["fd_leak:*"] = "hardening", shares_session = "hardening", wrong_cwd = "fidelity" },
   control = "proc.exit_code_exact",
   unconfined_passes = true,
   run = function(t)

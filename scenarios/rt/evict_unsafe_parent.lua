@@ -14,7 +14,7 @@ return scenario {
   clauses = { "RT-2", "RT-6", "SETUP-1" },
   claim = "a group/world-writable runtime parent is refused by gc and by a run, which then does not run its command",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { gc_worked_in_unsafe_parent = "escape", ran = "escape", ["not_refused:*"] = "reporting" },
+  impact = { ["gc_worked_in_unsafe_parent:*"] = "hardening", ["ran:*"] = "hardening", ["not_refused:*"] = "reporting" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
   run = function(t)

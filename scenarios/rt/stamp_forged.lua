@@ -15,7 +15,7 @@ return scenario {
   clauses = { "RT-5", "RT-3" },
   claim = "a stamp forged to attest a symlinked tmp/ does not make the runner use it: tmp/ is re-provisioned and writes stay in the root",
   expect = { linux = { "reprovisioned" }, macos = { "reprovisioned" }, windows = { "reprovisioned" } },
-  impact = { escaped = "escape", trusted_stamp = "escape", lost_write = "fidelity", ["run_failed:*"] = "fidelity" },
+  impact = { escaped = "escape", trusted_stamp = "hardening", lost_write = "fidelity", ["run_failed:*"] = "fidelity" },
   control = "rt.stamp_recreated",
   run = function(t)
     local parent = t.tmp .. "/rt"

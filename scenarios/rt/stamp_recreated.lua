@@ -20,7 +20,7 @@ return scenario {
   clauses = { "RT-5" },
   claim = "a root removed and recreated with another mode, inode or owner is re-provisioned on its next use, never trusted on its stamp",
   expect = { linux = { "reprovisioned" }, macos = { "reprovisioned" }, windows = { "reprovisioned" } },
-  impact = { not_private = "escape", trusted_stamp = "escape", run_failed = "fidelity" },
+  impact = { not_private = "exposure", trusted_stamp = "hardening", run_failed = "fidelity" },
   control = "rt.stamp_canonical_workspace",
   run = function(t)
     local parent = t.tmp .. "/rt"

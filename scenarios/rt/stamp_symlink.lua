@@ -12,7 +12,7 @@ return scenario {
   clauses = { "RT-5", "RT-6" },
   claim = "a stamp made a symlink is not followed: not read (the root is re-provisioned) and not written through",
   expect = { linux = { "not_followed" }, macos = { "not_followed" }, windows = { "not_followed" } },
-  impact = { followed = "escape", written_through = "escape", gc_failed = "fidelity", ["run_failed:*"] = "fidelity", stamp_not_restored = "fidelity" },
+  impact = { followed = "hardening", written_through = "escape", gc_failed = "fidelity", ["run_failed:*"] = "fidelity", stamp_not_restored = "fidelity" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
   run = function(t)

@@ -10,7 +10,7 @@ return scenario {
              macos = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" },
              windows = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" } },
   needs = { "sessions" },
-  impact = { ["accepted:*"] = "escape", ["unnamed:*"] = "reporting", silent = "reporting" },
+  impact = { ["accepted:*"] = "hardening", ["accepted:ran"] = "escape", ["unnamed:*"] = "reporting", silent = "reporting" },
   run = function(t)
     local srv = t:session {}
     local marker = t.ws .. "/ran"

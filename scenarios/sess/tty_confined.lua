@@ -11,7 +11,7 @@ return scenario {
              macos = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" },
              windows = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" } },
   needs = { "sessions" },
-  impact = { injected = "escape", controlling_tty = "exposure", no_tty = "fidelity",
+  impact = { injected = "hardening", controlling_tty = "exposure", no_tty = "fidelity",
              no_result = "reporting", ["errno_*"] = "reporting", ["error:*"] = "reporting" },
   run = function(t)
     local srv = t:session {}

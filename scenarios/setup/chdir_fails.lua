@@ -8,7 +8,7 @@ return scenario {
   clauses = { "SETUP-1", "SETUP-2" },
   claim = "a cwd that cannot be entered yields sandbox_setup_failure (step chdir) and the command does not run",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ran = "escape", ["not_refused:*"] = "reporting" },
+  impact = { ran = "fidelity", ["not_refused:*"] = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"

@@ -20,6 +20,9 @@
 --   - the enforcement reported is the plain run's (OUT-4; only
 --     denials_reported may differ: the harness's notifier takes the
 --     kernel's one listener).
+-- A run less confined than that, seen from inside only, is `weakened`
+-- (hardening); one whose write outside or into .git/hooks landed on the
+-- host is `unconfined` (an escape).
 -- A step that fails once and is retried is fine: the run is then confined.
 -- The plain run is the positive control (it ran, and it was confined:
 -- every enforcement fact it reports true by its effect, as in
@@ -64,11 +67,14 @@ local function effects_differ(r, base, outside, extra)
   end
 end
 
--- Was the run as confined as the plain run (base)?  nil if so.
+-- Was the run as confined as the plain run (base)?  nil if so, else what
+-- differs and whether it is an effect on the host (a write outside or into
+-- .git/hooks landed: an escape) or only seen from inside (io_uring, a
+-- capability, a mount option...: less confined, nothing seen beyond).
 local function breach(t, r, base, outside, extra, nops)
   local escape, hook = t.outside .. "/escaped", t.ws .. "/.git/hooks/pre-commit"
-  if sp.exists(escape) then return "wrote outside" end
-  if sp.exists(hook) then return "wrote .git/hooks" end
+  if sp.exists(escape) then return "wrote outside", true end
+  if sp.exists(hook) then return "wrote .git/hooks", true end
   local p = r.op
   if #r.probe < nops then return "probe cut short" end
   if p.hook.ok then return "hooks writable" end
@@ -104,9 +110,11 @@ local function judge(t, r, base, outside, extra, nops, what)
   local o = r.outcome
   local se = type(o.setup_error) == "table" and o.setup_error or {}
   if sp.exists(t.ws .. "/ran") then
-    local b = breach(t, r, base, outside, extra, nops)
+    local b, host = breach(t, r, base, outside, extra, nops)
     if b then
-      return nil, "unconfined", string.format("%s: the command ran unconfined (%s), kind %s", what, b, tostring(o.kind))
+      return nil, host and "unconfined" or "weakened",
+        string.format("%s: the command ran %s (%s), kind %s", what, host and "unconfined" or "less confined than the plain run",
+          b, tostring(o.kind))
     end
     if o.kind == "sandbox_setup_failure" then
       return nil, "ran_after_refusal", what .. ": refused after the command ran"
@@ -132,7 +140,7 @@ return scenario {
   expect = { linux = { "fail_closed" },
              macos = { unsupported = "no syscall interposition on macOS: fault injection needs a seccomp filter" },
              windows = { unsupported = "no fault injection on Windows: no way to make a system call of the runner fail" } },
-  impact = { unconfined = "escape", ran_after_refusal = "reporting", refused_without_outcome = "reporting", unclear_refusal = "reporting" },
+  impact = { unconfined = "escape", weakened = "hardening", misreported = "reporting", ran_after_refusal = "reporting", refused_without_outcome = "reporting", unclear_refusal = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local ran, escape, hook = t.ws .. "/ran", t.outside .. "/escaped", t.ws .. "/.git/hooks/pre-commit"
@@ -154,9 +162,10 @@ return scenario {
     -- positive control: a plain run runs, confined
     local base = t:ran(t:sandbox(spec()))
     if not sp.exists(ran) then return "control_failed" end
-    local b0 = breach(t, base, nil, outside, extra, #ops) or
-      lib.enforcement_problem(base.outcome, lib.effects(base, extra), outside)
-    if b0 then t:note("note", "plain run: " .. b0); return "unconfined" end
+    local b0, host = breach(t, base, nil, outside, extra, #ops)
+    if b0 then t:note("note", "plain run: " .. b0); return host and "unconfined" or "weakened" end
+    b0 = lib.enforcement_problem(base.outcome, lib.effects(base, extra), outside)
+    if b0 then t:note("note", "plain run reports what it did not apply: " .. b0); return "misreported" end
     reset()
     local MODES = { { name = "from k on", once = false }, { name = "single shot", once = true } }
     local tally = { ["from k on"] = {}, ["single shot"] = {} }

@@ -13,7 +13,7 @@ return scenario {
   expect = { linux = { "honest" },
              macos = { unsupported = "Landlock is Linux only (and its absence is faked with a seccomp fault)" },
              windows = { "honest" } },
-  impact = { ran_without_landlock = "escape", unconfined = "escape", landlock_claimed = "reporting", ["unclear:*"] = "reporting" },
+  impact = { ran_without_landlock = "hardening", unconfined = "escape", landlock_claimed = "reporting", ["unclear:*"] = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local ran, hook, escape = t.ws .. "/ran", t.ws .. "/.git/hooks/pre-commit", t.outside .. "/escaped"
@@ -51,6 +51,7 @@ return scenario {
     local se = type(o2.setup_error) == "table" and o2.setup_error or {}
     t:note("note", string.format("EPERM: kind %s step %s errno %s ran %s", tostring(o2.kind), tostring(se.step),
       tostring(se.errno), tostring(sp.exists(ran))))
+    if sp.exists(hook) or sp.exists(escape) then return "unconfined" end
     if sp.exists(ran) then return "ran_without_landlock" end
     if o2.kind ~= "sandbox_setup_failure" or se.step ~= "landlock" then return "unclear:" .. tostring(o2.kind) end
     return "honest"

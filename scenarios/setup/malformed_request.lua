@@ -23,7 +23,7 @@ return scenario {
   clauses = { "REQ-1", "REQ-2", "REQ-3", "REQ-4", "REQ-5", "REQ-6" },
   claim = "a malformed request is refused with exit status 2, naming the field, and nothing runs",
   expect = { linux = { "refused" }, macos = { "refused" }, windows = { "refused" } },
-  impact = { ["ran:*"] = "escape", field_not_named = "reporting", ["not_refused:*"] = "reporting" },
+  impact = { ["ran:*"] = "hardening", field_not_named = "reporting", ["not_refused:*"] = "reporting" },
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"

@@ -2,7 +2,9 @@
 -- filesystem with no write roots and network deny.  The command (sent as
 -- raw request text, so no adapter fills anything in; cwd "/") tries to
 -- write into the workspace; the write must not land on the host,
--- and the outcome must report a network namespace.  The positive control:
+-- and the outcome must report a network namespace (no_net_ns otherwise:
+-- the deny default not applied as far as the runner says, nothing reached,
+-- hardening).  The positive control:
 -- the same request with the workspace as a write root writes there.
 -- On macOS (Seatbelt: no namespace to report) the network deny is checked
 -- by its effect: the command also connects to a listener on the host's
@@ -18,7 +20,7 @@ return scenario {
   clauses = { "REQ-7", "OUT-4" },
   claim = "a request without a profile runs with a read-only filesystem and network deny",
   expect = { linux = { "closed" }, macos = { "closed" }, windows = { "closed" } },
-  impact = { network_open = "escape", wrote = "escape", ["did_not_run:*"] = "fidelity" },
+  impact = { network_open = "escape", wrote = "escape", no_net_ns = "hardening", ["did_not_run:*"] = "fidelity" },
   control = "proc.exit_code_exact",
   run = function(t)
     local mark = t.ws .. "/ran"
@@ -48,7 +50,7 @@ return scenario {
       if peers < 1 then t:error("the host's own connect to its listener was not counted") end
       if peers > 1 then return "network_open" end
     elseif e.net_ns ~= true then
-      return "network_open"
+      return "no_net_ns" -- the runner's word: nothing was reached, none was tried
     end
     return "closed"
   end,

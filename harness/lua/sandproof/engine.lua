@@ -5,7 +5,7 @@
 -- which returns the result table the host records.  Verdicts:
 --   pass / fail       the observed outcome is / is not in expect[os]; a
 --                     fail carries the impact class the scenario declares
---                     for that outcome (impact), one of CLASSES
+--                     for that outcome (impact), classed by sandproof.impact
 --   inconclusive      the positive control failed ("control_failed"): the
 --                     claim was not tested, never violated; the reason
 --                     names the scenario checking the missing ability
@@ -19,14 +19,13 @@
 --   error             anything else: a Lua error, a missing sentinel
 local sp = require "sp"
 local context = require "sandproof.context"
+local impact = require "sandproof.impact"
 
 local M = {}
 
--- Impact classes (docs/CONTRACT.md, "Impact classes"), in the order reports list
--- them: what a failing outcome means for the user.
-M.CLASSES = { "escape", "exposure", "reporting", "fidelity", "residue" }
-local CLASS_SET = {}
-for _, c in ipairs(M.CLASSES) do CLASS_SET[c] = true end
+-- Impact classes (docs/CONTRACT.md, "Impact classes"), in the order reports
+-- list them: sandproof.impact, the one classifier.
+M.CLASSES = impact.CLASSES
 
 -- The positive control failed: "control_failed" or "control_failed:<what>".
 local function is_control_failed(o)
@@ -153,23 +152,7 @@ local FIELDS = {
   -- failing outcome -> impact class; a key ending in '*' is a prefix
   -- ("errno_*": every "errno_<NAME>"), the longest matching one wins; "*"
   -- alone, the default, covers every other failing outcome
-  impact = function(v)
-    if type(v) ~= "table" or next(v) == nil then
-      return "scenario is missing 'impact' (failing outcome -> class, docs/SCENARIOS.md)"
-    end
-    for k, c in pairs(v) do
-      if type(k) ~= "string" or k == "" then
-        return "impact: keys must be failing outcomes (a prefix ends in '*'), got " .. tostring(k)
-      end
-      if is_control_failed((k:gsub("%*$", ""))) then
-        return "impact." .. k .. ": a failed control is inconclusive, never a class (declare 'control')"
-      end
-      if not CLASS_SET[c] then
-        return string.format("impact.%s: unknown class '%s' (one of %s)", k, tostring(c),
-          table.concat(M.CLASSES, ", "))
-      end
-    end
-  end,
+  impact = function(v) return impact.problem(v, is_control_failed) end,
   -- the scenario whose claim is the ability the positive control needs
   control = function(v)
     if v == nil then return nil end
@@ -181,17 +164,7 @@ local FIELDS = {
 local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs",
                       "impact", "control" }
 
--- The class impact declares for outcome o: its exact key, else the longest
--- prefix key ("p*") o starts with; nil when none.
-local function impact_of(impact, o)
-  if impact[o] then return impact[o] end
-  local best, len = nil, -1
-  for k, c in pairs(impact) do
-    local pre = k:match("^(.*)%*$")
-    if pre and #pre > len and o:sub(1, #pre) == pre then best, len = c, #pre end
-  end
-  return best
-end
+local impact_of = impact.of
 M.impact_of = impact_of
 
 -- nil, or what is wrong between impact and expect: an outcome expected on
@@ -286,7 +259,7 @@ end
 function M.describe(sc)
   return {
     id = sc.id, area = sc.area, clauses = table.concat(sc.clauses, ","),
-    claim = sc.claim, file = sc.file, expect = sc.expect,
+    claim = sc.claim, file = sc.file, expect = sc.expect, impact = impact.text(sc.impact),
   }
 end
 

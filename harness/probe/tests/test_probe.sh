@@ -17,6 +17,8 @@
 set -u
 
 PROBE=$(readlink -f "${1:?usage: test_probe.sh PATH/TO/sandproof-probe}")
+# sc_wait, sc_reap: bounded waits on background jobs (their counters unused)
+. "$(dirname "$0")/../../tests/sc_lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 UID_NOW=$(id -u)
@@ -357,16 +359,17 @@ check "openn under ulimit -n 20: 10 and 10 again (closed), then EMFILE below 20"
 	"$(get r3 0 opened):$(get r3 1 opened):$(get r3 2 errno):$(get r3 2 step):$(( $(get r3 2 opened) < 20 ))" \
 	'10:10:"EMFILE":"open":1'
 
-# A probe killed mid-run leaves only complete lines.
+# A probe killed mid-run leaves only complete lines.  Killed once it has
+# printed its sentinel and the write's line (its output file made before it
+# starts; the wait bounded, ending if the probe does).
+two_lines() { [ "$(grep -c . "$T/k1.out")" -ge 2 ]; }
+: >"$T/k1.out"
 "$PROBE" write "$T/k" x -- sleep 5000 >"$T/k1.out" 2>/dev/null </dev/null &
 KP=$!
 PIDS+=("$KP")
-for _ in $(seq 50); do
-	[ "$(grep -c . "$T/k1.out" 2>/dev/null)" -ge 2 ] && break
-	sleep 0.05
-done
+sc_wait 60 "$KP" two_lines
 kill -KILL "$KP"
-wait "$KP" 2>/dev/null
+sc_reap 30 "$KP"
 forget "$KP"
 valid k1
 check "killed probe: sentinel and the finished op are there" "$("$PY" "$T/j.py" count "$T/k1.out")" 1
@@ -496,7 +499,8 @@ check "socket packet and raw as nobody: EPERM" "$(get s2 0 errno):$(get s2 1 err
 setsid "$PROBE" tiocsti >"$T/t1.out" 2>/dev/null </dev/null
 check "tiocsti without a terminal: ENXIO / ENOTTY" \
 	"$(get t1 0 ok):$(get t1 0 tty_errno):$(get t1 0 fd0_errno):$(get t1 0 errno)" 'false:"ENXIO":"ENOTTY":"ENOTTY"'
-"$PY" - "$PROBE" >"$T/t2.out" 2>/dev/null <<'EOF'
+# (bounded: the reader waits for the pty's end of file)
+timeout 60 "$PY" - "$PROBE" >"$T/t2.out" 2>/dev/null <<'EOF'
 import os, pty, sys
 pid, fd = pty.fork()
 if pid == 0:
@@ -533,6 +537,7 @@ fi
 if "${NETNS[@]}" true 2>/dev/null; then
 	cat >"$T/net.sh" <<'EOF'
 P=$1 T=$2 PY=$3
+. "$4" # sc_wait, sc_reap: every wait on a background job below is bounded
 "$P" connect tcp 127.0.0.1 9 -- connect udp 127.0.0.1 9 >"$T/n1.out"
 ip link set lo up
 "$P" connect tcp 127.0.0.1 9 -- connect udp 127.0.0.1 9 -- connect tcp ::1 9 \
@@ -552,31 +557,38 @@ a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); a.bind(t + "/us"); a.list
 b = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); b.bind(t + "/ud")
 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); c.bind("\0sandproof-probe-test"); c.listen(1)
 open(t + "/ready", "w").close()
-time.sleep(20)' "$T" &
+time.sleep(60)' "$T" &
 L=$!
-for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+sc_wait 60 "$L" test -e "$T/ready" # made after the three sockets listen
 : >"$T/plainfile"
 "$P" unix_connect "$T/us" -- unix_connect "$T/ud" -- unix_connect "$T/nope" -- unix_connect "$T/plainfile" \
 	-- abstract_unix_connect sandproof-probe-test -- abstract_unix_connect sandproof-probe-none >"$T/n4.out"
 kill "$L"
+sc_reap 30 "$L"
 # listen_count: the host-side listener counts who reached it; connect_from
-# binds first (to another loopback address, 127.0.0.2: still lo)
-"$P" listen_count tcp 127.0.0.1 0 3000 "$T/lc.ready" >"$T/n7.out" &
+# binds first (to another loopback address, 127.0.0.2: still lo).  Its
+# window (10 s from its ready file, renamed into place whole) is what the
+# connects below have to arrive in, on a loaded machine too.
+"$P" listen_count tcp 127.0.0.1 0 10000 "$T/lc.ready" >"$T/n7.out" &
 LC=$!
-for _ in $(seq 100); do [ -e "$T/lc.ready" ] && break; sleep 0.05; done
+sc_wait 60 "$LC" test -s "$T/lc.ready"
 LP=$(cat "$T/lc.ready")
 "$P" connect tcp 127.0.0.1 "$LP" -- connect_from tcp 127.0.0.2 127.0.0.1 "$LP" \
 	-- connect_from tcp 127.0.0.1 127.0.0.1 9 -- connect_from tcp 192.0.2.77 127.0.0.1 "$LP" >"$T/n8.out"
-wait "$LC"
+sc_reap 60 "$LC"
+: >"$T/n5.out"
 "$P" listen_echo tcp 127.0.0.1 7004 -- sleep 5000 >"$T/n5.out" &
 K=$!
-for _ in $(seq 100); do grep -q listen_echo "$T/n5.out" 2>/dev/null && break; sleep 0.05; done
+sc_wait 60 "$K" grep -q listen_echo "$T/n5.out"
 kill -KILL "$K"
-wait "$K" 2>/dev/null
-sleep 0.2
-"$P" connect tcp 127.0.0.1 7004 >"$T/n6.out"
+sc_reap 30 "$K"
+# its echo server dies with it (PDEATHSIG): connects are refused within
+# the bound (the first refusal ends the wait; n6 keeps the last answer)
+refused() { "$P" connect tcp 127.0.0.1 7004 >"$T/n6.out"; grep -q ECONNREFUSED "$T/n6.out"; }
+sc_wait 30 "" refused
 EOF
-	"${NETNS[@]}" bash "$T/net.sh" "$PROBE" "$T" "$PY" 2>"$T/net.err" </dev/null
+	"${NETNS[@]}" bash "$T/net.sh" "$PROBE" "$T" "$PY" "$(dirname "$0")/../../tests/sc_lib.sh" \
+		2>"$T/net.err" </dev/null
 	for f in n1 n2 n3 n4 n5 n6 n7 n8; do valid $f; done
 	check "loopback down: ENETUNREACH (tcp, udp)" "$(get n1 0 errno):$(get n1 1 errno)" '"ENETUNREACH":"ENETUNREACH"'
 	check "closed tcp port: ECONNREFUSED at connect" "$(get n2 0 errno):$(get n2 0 step)" '"ECONNREFUSED":"connect"'
@@ -599,7 +611,8 @@ EOF
 	check "unix_connect stream and dgram listeners: ok" "$(get n4 0 type):$(get n4 1 type)" '"stream":"dgram"'
 	check "unix_connect missing: ENOENT; not a socket: ECONNREFUSED" "$(get n4 2 errno):$(get n4 3 errno)" '"ENOENT":"ECONNREFUSED"'
 	check "abstract_unix_connect: ok, missing name ECONNREFUSED" "$(get n4 4 ok):$(get n4 5 errno)" 'true:"ECONNREFUSED"'
-	check "echo server dies with a killed probe" "$(get n6 0 errno)" '"ECONNREFUSED"'
+	check "echo server (listening: $(get n5 0 ok)) dies with a killed probe" "$(get n5 0 ok):$(get n6 0 errno)" \
+		'true:"ECONNREFUSED"'
 	check "listen_count counted the plain and the bound connect" "$(get n7 0 ok):$(get n7 0 accepted)" "true:2"
 	check "connect_from: bound, connected; closed port ECONNREFUSED; foreign source EADDRNOTAVAIL at bind" \
 		"$(get n8 0 ok):$(get n8 1 ok):$(get n8 2 errno):$(get n8 3 errno):$(get n8 3 step)" \

@@ -19,6 +19,9 @@
 # network checks are skipped (said so), the prefix lives in a temp dir of
 # its own, its wineserver is ended (wineserver -k) and the dir removed.
 set -u
+# sc_wait, sc_reap: bounded waits on background jobs (read before the
+# private /tmp is mounted; this file's own TAP helpers below replace its)
+. "$(dirname "$0")/../../../harness/tests/sc_lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -f "$1" ] || { [ $# = 2 ] && [ ! -x "$2" ]; }; then
 	echo "usage: test_probe_wine.sh PATH/TO/sandproof-probe.exe [PATH/TO/linux/sandproof-probe]" >&2
@@ -309,8 +312,9 @@ while time.time() < end:
         d, a = u.recvfrom(512); u.sendto(d, a)
 EOF
 	"$PY" "$T/listen.py" "$T/ports" "$T/accepted" &
-	PIDS+=($!)
-	for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.1; done
+	LSN=$!
+	PIDS+=("$LSN")
+	sc_wait 60 "$LSN" test -s "$T/ports" # renamed into place whole
 	read -r TP UP <"$T/ports"
 	# a port nobody holds in this private namespace: bound here, then closed
 	FREE=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -318,6 +322,8 @@ EOF
 		-- connect udp 127.0.0.1 "$FREE" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
 	check "network: JSON shape" "$SHAPE" ok
 	check "connect tcp to our listener: ok" "$(get 0 ok)" true
+	# the listener counts an accept when its select loop comes round to it
+	sc_wait 30 "$LSN" grep -qx 2 "$T/accepted"
 	check "the listener saw both connections, connect and connect_from (host side)" \
 		"$(cat "$T/accepted" 2>&1)" 2
 	check "connect tcp to a closed port: ECONNREFUSED, WSAECONNREFUSED, not denied" \
@@ -334,9 +340,13 @@ EOF
 	esac
 	check "connect_from tcp, bound to 127.0.0.1: ok" "$(get 5 ok)" true
 	check "bind to port 0: a port" "$(get 4 ok) $([ "$(get 4 port)" -gt 0 ] 2>/dev/null && echo port)" "true port"
-	kill -KILL "${PIDS[0]}" 2>/dev/null
-	wait "${PIDS[0]}" 2>/dev/null
-	PIDS=()
+	# the listener, by its own pid (PIDS[0] is spawn_daemon's process,
+	# above, which cleanup kills), then out of PIDS: reaped, its pid is free
+	kill -KILL "$LSN" 2>/dev/null
+	sc_reap 30 "$LSN" 2>/dev/null # (bash would say "Killed")
+	KEEP=()
+	for p in "${PIDS[@]}"; do [ "$p" = "$LSN" ] || KEEP+=("$p"); done
+	PIDS=("${KEEP[@]}")
 fi
 
 echo "1..$N"

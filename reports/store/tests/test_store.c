@@ -391,6 +391,28 @@ static void test_refuse_older(void)
 	t_ok(r == -EPROTO && !db, "store_open_readonly refuses it too (%d)", r);
 }
 
+/* A version 2 database (classes before `hardening`: its CHECK refuses the
+ * class, and its escapes may be hardening now): refused, by name, for
+ * writing and for reports. */
+static void test_refuse_v2(void)
+{
+	PATH(v2, "v2.sqlite");
+	struct store *db = NULL;
+	char err[512];
+	int r;
+
+	t_ok(sq_exec(v2, store_schema_sql) == SQLITE_OK &&
+	     sq_exec(v2, "PRAGMA user_version = 2;") == SQLITE_OK,
+	     "made a database with user_version 2");
+	r = store_open(v2, &db, err, sizeof err);
+	t_ok(r == -EPROTO && !db && strstr(err, "schema version 2 is older") &&
+	     strstr(err, "before the class hardening") && strstr(err, v2),
+	     "a version 2 database is refused naming why (%d: %s)", r, err);
+	r = store_open_readonly(v2, &db, err, sizeof err);
+	t_ok(r == -EPROTO && !db && strstr(err, "before the class hardening"),
+	     "store_open_readonly refuses it too (%d)", r);
+}
+
 static void test_refuse(void)
 {
 	PATH(newer, "newer.sqlite");
@@ -420,6 +442,7 @@ static void test_refuse(void)
 	r = store_open_readonly(newer, &db, err, sizeof err);
 	t_ok(r == -EPROTO && !db, "store_open_readonly refuses it too (%d)", r);
 	test_refuse_older();
+	test_refuse_v2();
 
 	/* Not a sqlite file at all. */
 	for (i = 0; i < sizeof garbage; i++)
@@ -720,6 +743,37 @@ static void test_roundtrip(void)
 	store_close(db);
 	t_ok(streq(sq_text(path, "PRAGMA integrity_check", err, sizeof err), "ok"),
 	     "integrity_check: %s", err);
+}
+
+/* The store's list of classes and the schema's CHECK name the same ones,
+ * hardening third (after escape and exposure). */
+static void test_classes(void)
+{
+	PATH(path, "classes.sqlite");
+	struct store *db = NULL;
+	struct store_result res = {
+		.runner = "ref", .scenario_id = sc1.id, .verdict = "fail", .expected = "denied",
+		.observed = "x", .attempts = 1, .windows_hit = -1, .min_windows = -1,
+		.duration_ms = -1,
+	};
+	char err[512];
+	int64_t id;
+
+	if (!t_ok(store_open(path, &db, err, sizeof err) == 0, "open (%s)", err))
+		return;
+	store_put_scenario(db, &sc1);
+	res.run_id = store_begin_run(db, &run1);
+	for (int c = 0; c < STORE_N_IMPACTS; c++) {
+		res.impact = store_impacts[c];
+		id = store_add_result(db, &res, NULL, 0);
+		t_ok(id > 0 && store_impact_index(store_impacts[c]) == c,
+		     "the class %s is accepted and indexed (%lld: %s)", store_impacts[c],
+		     (long long)id, store_get_error(db));
+	}
+	store_close(db);
+	t_ok(count_results(path) == STORE_N_IMPACTS && store_impact_index("hardening") == 2 &&
+	     sq_int(path, "SELECT count(DISTINCT impact) FROM result") == STORE_N_IMPACTS,
+	     "every class of store_impacts stored once; hardening is the third");
 }
 
 /* ---- a lock held by another process; a corrupt file ---------------------------- */
@@ -1058,6 +1112,7 @@ int main(int argc, char **argv)
 	test_create();
 	test_refuse();
 	test_roundtrip();
+	test_classes();
 	test_locked();
 	test_corrupt();
 	test_sigkill();

@@ -5,6 +5,7 @@
 -- program is inlined as data; the oracle that judged it judges the replay.
 local sp = require "sp"
 local gen = require "sandproof.explore.gen"
+local impact = require "sandproof.impact"
 
 local M = {}
 
@@ -33,11 +34,21 @@ return scenario {
   expect = { linux = { "confined", "failed_closed" },
              macos = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" },
              windows = { unsupported = "explore's universe and oracle are Linux only so far (a lab, hidden /tmp)" } },
-  impact = { ["escape*"] = "escape", ["reporting*"] = "reporting", ["residue*"] = "residue" },
+  impact = %s,
   control = "fs.workspace_writable",
   run = function(t) return (oracle.run(t, PROGRAM)) end,
 }
 ]]
+
+-- impact.EXPLORE as Lua text, its classes in report order: the file says
+-- how its outcomes are classed.
+local function impact_text()
+  local items = {}
+  for _, c in ipairs(impact.classes_of(impact.EXPLORE)) do
+    items[#items + 1] = string.format('["%s*"] = "%s"', c, c)
+  end
+  return "{ " .. table.concat(items, ", ") .. " }"
+end
 
 -- Writes the file; returns its path, or nil and why.
 function M.write(dir, prog, info)
@@ -53,7 +64,7 @@ function M.write(dir, prog, info)
     (info.outcome:gsub("\n", " ")):sub(1, 200), n, p, p == 1 and "y" or "ies",
     prog.hold and string.format("\n-- Held: at the runner's path call %d the workspace is exchanged with a\n" ..
       "-- symlink to the hidden outside (docs/EXPLORE.md, \"Holds\").", prog.hold.at) or "",
-    gen.program_text(prog), id)
+    gen.program_text(prog), id, impact_text())
   local path = found .. "/" .. id .. ".lua"
   local ok, err = sp.write(path, text)
   if not ok then return nil, err end

@@ -13,11 +13,13 @@
 -- lab listener was reached under network deny, that the probe got no
 -- socket of a family NET-5 forbids and no io_uring, and that no process of
 -- the run outlived it (residue).  Returns the observed outcome: "confined",
--- "control_failed", or "<class>: <what>" (escape first), and the list of
--- every violation seen { class, what }.
+-- "control_failed", or "<class>: <what>" (in report order: escape first),
+-- and the list of every violation seen { class, what }; each kind of thing
+-- seen is classed by sandproof.impact (SEEN), the catalogue's classifier.
 local sp = require "sp"
 local lib = require "sandproof.lib"
 local gen = require "sandproof.explore.gen"
+local impact = require "sandproof.impact"
 
 local M = {}
 
@@ -188,9 +190,11 @@ end
 -- sandbox (the attacker's observation, as the catalogue's net.family_*
 -- and priv.*_sibling scenarios): a socket of a family the contract forbids
 -- whatever the settings, an io_uring instance, a ptrace attach or a
--- process_vm_readv of a process of the run, a TIOCSTI push into a pty,
--- that the probe got, is an escape.  No host-side trace is left by them, so the runner's report is
--- never consulted.
+-- process_vm_readv of a process of the run, a TIOCSTI push into a pty the
+-- program opened itself, that the probe got.  Each is attack surface left
+-- open, nothing beyond the grant (the target is the run's own): hardening
+-- (impact.SEEN.surface), as in the catalogue.  No host-side trace is left
+-- by them, so the runner's report is never consulted.
 local FORBIDDEN = { vsock = "vsock", packet = "packet", raw = "raw", bluetooth = "bluetooth" }
 local function forbidden_family(op)
   if op[1] ~= "socket" then return nil end
@@ -201,7 +205,7 @@ end
 local DONE = { io_uring = "set up an io_uring instance",
                ptrace = "attached to a process of the run with ptrace",
                process_vm_readv = "read a process of the run's memory with process_vm_readv",
-               tiocsti_pty = "pushed input into a terminal with TIOCSTI" }
+               tiocsti_pty = "pushed input into a terminal of its own with TIOCSTI" }
 local function forbidden_done(probe, r)
   local out = {}
   for _, res in ipairs(r.probe) do
@@ -330,41 +334,39 @@ local function traversable(t, P)
   end
 end
 
--- Every violation the host sees after the run: { class, what }, escapes
--- first.
+-- Every violation the host sees after the run: { class, what }, in
+-- report order (escapes first).
 local function judge(t, P, before, policy, r, lab, ids, probe, launch)
   local v = {}
+  local function seen(kind, what) v[#v + 1] = { class = impact.SEEN[kind], what = what } end
   traversable(t, P)
   local after = snapshot(P, policy)
   if after ~= before then
     t:note("note", "host snapshot diff: " .. lib.snapshot_diff(before, after))
-    v[#v + 1] = { class = "escape", what = "changed " .. changed_labels(before, after) }
+    seen("host_changed", "changed " .. changed_labels(before, after))
   end
   local s = secrets(t)
   for _, res in ipairs(r.probe) do
     for n, tok in pairs(s) do
       local guarded_read = n ~= "secret" or M.has_entry(policy, "deny_read", "secret")
       if guarded_read and res.op == "read" and type(res.data) == "string" and res.data:find(tok, 1, true) then
-        v[#v + 1] = { class = "escape", what = "read the content of " .. n }
+        seen("hidden_read", "read the content of " .. n)
       end
     end
   end
-  for _, x in ipairs(forbidden_done(probe, r)) do v[#v + 1] = { class = "escape", what = x } end
+  for _, x in ipairs(forbidden_done(probe, r)) do seen("surface", x) end
   for _, l in ipairs { unreported(P, probe, r), syscall_honesty(probe, launch, r),
                        phantom_creates(P, probe, r) } do
-    for _, x in ipairs(l) do v[#v + 1] = { class = "reporting", what = x } end
+    for _, x in ipairs(l) do seen("dishonest", x) end
   end
   -- under network=allow the lab is the runner's own network (NET-3)
   local allow = M.has_entry(policy, "network", "allow")
   for _, id in ipairs(not allow and ids or {}) do
     local h = lab:hits(id)
-    if h > 0 then v[#v + 1] = { class = "escape", what = "a lab listener was reached" } break end
+    if h > 0 then seen("listener_reached", "a lab listener was reached") break end
   end
-  for _, x in ipairs(residue(t, probe, r)) do v[#v + 1] = { class = "residue", what = x } end
-  local rank = { escape = 1, exposure = 2, reporting = 3, fidelity = 4, residue = 5 }
-  for i, x in ipairs(v) do x.n = i end
-  table.sort(v, function(a, b) return rank[a.class] < rank[b.class] or (a.class == b.class and a.n < b.n) end)
-  return v
+  for _, x in ipairs(residue(t, probe, r)) do seen("left_behind", x) end
+  return impact.sort(v)
 end
 
 function M.has_entry(policy, kind, name)
@@ -472,9 +474,11 @@ function M.run(t, prog)
   return outcome, v, info
 end
 
--- The class of an outcome M.run returned ("escape: ..." -> "escape"), or nil.
+-- The class of an outcome M.run returned ("hardening: ..." -> "hardening"),
+-- or nil: the class its emitted scenario's impact table (impact.EXPLORE)
+-- gives it, so a finding is classed as its replay will be.
 function M.class_of(outcome)
-  return outcome:match("^(%l+): ")
+  return impact.of(impact.EXPLORE, outcome)
 end
 
 return M

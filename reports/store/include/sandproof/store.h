@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2            /* PRAGMA user_version of schema.sql */
+#define STORE_SCHEMA_VERSION 3            /* PRAGMA user_version of schema.sql */
 #define STORE_APPLICATION_ID 0x53505246   /* PRAGMA application_id, 'SPRF' */
 #define STORE_WAIT_MS 30000               /* default bound on waiting for a lock */
 #define STORE_WAIT_MAX_S 86400            /* the largest bound the CLI accepts (--db-wait) */
@@ -83,14 +83,16 @@ struct store_result {
 	int64_t seed;
 	int64_t duration_ms;         /* < 0: NULL */
 	const char *finished_at;     /* NULL: now */
-	const char *impact;          /* required for fail, NULL otherwise: escape
-				      * exposure reporting fidelity residue */
+	const char *impact;          /* required for fail, NULL otherwise: one of
+				      * store_impacts[] */
 };
 
 /* The impact classes a fail carries (docs/CONTRACT.md, "Impact classes"),
- * in the order every summary and report lists them: escapes first.  The
- * schema's CHECK on result.impact names the same five. */
-#define STORE_N_IMPACTS 5
+ * in the order every summary and report lists them: escape, exposure,
+ * hardening, reporting, fidelity, residue.  The schema's CHECK on
+ * result.impact names the same six; the harness gives Lua this list
+ * (sp.impact_classes, which sandproof.impact classes by). */
+#define STORE_N_IMPACTS 6
 extern const char *const store_impacts[STORE_N_IMPACTS];
 /* The index of class name in store_impacts[], or -1 (NULL, unknown). */
 int store_impact_index(const char *name);
@@ -107,8 +109,9 @@ struct store_evidence {
  * that is not a sqlite database, is one of another application, or fails
  * PRAGMA integrity_check ("corrupt database") (-EINVAL); a schema version other than
  * STORE_SCHEMA_VERSION (-EPROTO, naming both: a newer one needs a newer
- * sandproof; an older one, version 1 without impact classes, is not upgraded,
- * since its fails carry no class that could be filled in); a file or directory it may not
+ * sandproof; an older one is not upgraded: version 1's fails carry no class
+ * that could be filled in, version 2's were classed before `hardening`
+ * existed, so its escapes may be hardening now); a file or directory it may not
  * read or write (-EACCES, or the errno of the failed open); a file system
  * without WAL support (-ENOTSUP). */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
