@@ -191,15 +191,20 @@ static void emit_network_allow(struct gen *g)
 	emit_names(g, mach_network);
 }
 
-/* Every path of list, one deny rule each: ops, then filters of kinds. */
-static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const char *ops,
-			const char *const kinds[])
+/* Every path of list, one deny rule each: ops, then filters of kinds,
+ * then (a folding volume) the regex of every spelling of the path. */
+static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const struct sbpl_ilist *fold,
+			const char *ops, const char *const kinds[])
 {
 	for (size_t i = 0; i < l->n; i++) {
 		sbpl_buf_addf(&g->b, "(deny %s", ops);
 		for (size_t k = 0; kinds[k]; k++) {
 			sbpl_buf_add(&g->b, " ");
 			emit_param_filter(g, kinds[k], l->v[i]);
+		}
+		if (g->pl->fold) {
+			sbpl_buf_add(&g->b, "\n  ");
+			emit_param_filter(g, "regex", fold->v[i]);
 		}
 		emit_deny_end(g);
 	}
@@ -221,13 +226,19 @@ static void emit_fs_denies(struct gen *g)
 	 * rule naming the operation itself outrank a wildcard rule
 	 * (MODEL.md), a deny naming only file-write* would not undo them
 	 * (deny_write /dev/tty). */
-	emit_denies(g, &pl->write_denies, "file-write* file-write-data", lit_sub);
+	if (pl->write_denies.n && pl->fold)
+		sbpl_buf_add(&g->b,
+			";; on this volume a name has many spellings (case, Unicode\n"
+			";; normalization): each deny also matches every one of them\n");
+	emit_denies(g, &pl->write_denies, &pl->write_denies_fold, "file-write* file-write-data",
+		    lit_sub);
 	if (pl->ancestors.n)
 		sbpl_buf_add(&g->b,
 			"\n;; move-blocking: no ancestor of a denied path (up to its\n"
 			";; writable root) may be renamed, removed or created, or the\n"
 			";; path would move out from under its deny\n");
-	emit_denies(g, &pl->ancestors, "file-write-unlink file-write-create", lit);
+	emit_denies(g, &pl->ancestors, &pl->ancestors_fold, "file-write-unlink file-write-create",
+		    lit);
 	sbpl_buf_add(&g->b,
 		"\n;; hard links: none (a link made in a write root to a protected\n"
 		";; file would be written through its writable name)\n"
@@ -236,7 +247,7 @@ static void emit_fs_denies(struct gen *g)
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,
 			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
-	emit_denies(g, &pl->read_denies,
+	emit_denies(g, &pl->read_denies, &pl->read_denies_fold,
 		    "file-read* file-read-data process-exec file-write-unlink file-clone", sub);
 }
 

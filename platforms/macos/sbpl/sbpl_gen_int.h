@@ -29,6 +29,10 @@ struct sbpl_plan {
 	struct sbpl_ilist write_denies;/* read-only subpaths, deny_write, protected */
 	struct sbpl_ilist read_denies; /* deny_read */
 	struct sbpl_ilist ancestors;   /* move-blocking literals */
+	/* With a folding volume (opts->name_fold): the regex of every entry
+	 * of the three lists above, in the same order (NAME_FOLD params). */
+	unsigned fold;
+	struct sbpl_ilist write_denies_fold, read_denies_fold, ancestors_fold;
 	size_t *anc_set;      /* open addressing: parameter index + 1, 0 empty */
 	size_t anc_set_cap;   /* a power of two, at least twice ancestors.n */
 };

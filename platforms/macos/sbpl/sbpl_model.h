@@ -79,6 +79,16 @@ struct sbpl_query {
 	const char *const *ifaddrs;
 	size_t n_ifaddrs;
 	enum sbpl_order order;
+	/* The file system under path (MODEL.md, "a volume that folds
+	 * names"): 0, names are bytes; else namefold.h's flags, and fs_names
+	 * the paths that exist, spelled as stored.  On such a volume the
+	 * operation on path is handed to Seatbelt in the caller's spelling or
+	 * in the stored spelling of what it names (the longest existing
+	 * prefix of path, compared folded, spelled as stored), and the model
+	 * allows it when either is allowed: the caller chooses. */
+	unsigned fs_fold;
+	const char *const *fs_names;
+	size_t n_fs_names;
 };
 
 /* Parse text, with (param "NAME") taken from params.  0 and *out, or

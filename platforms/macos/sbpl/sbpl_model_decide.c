@@ -1,7 +1,10 @@
 /* sbpl_model_decide.c - what a parsed profile decides for one query
  * (MODEL.md, "precedence" and "paths"). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "namefold.h"
 
 #include "sbpl_model_int.h"
 
@@ -120,7 +123,68 @@ static int query_check(const struct sbpl_query *q)
 	return sbpl_model_net_check(q);
 }
 
+/* The stored spelling of q->path on a folding file system: the longest
+ * fs_names entry that is, compared folded, a prefix of path at a '/'
+ * boundary, with the rest of path after it.  NULL when none is (or the
+ * stored spelling is path itself); else malloc'd. */
+static char *stored_spelling(const struct sbpl_query *q)
+{
+	const char *best = NULL;
+	size_t best_len = 0, cut = 0;
+	char *out;
+
+	for (size_t i = 0; i < q->n_fs_names; i++) {
+		for (size_t k = 1;; k++) {
+			char *prefix;
+
+			if (q->path[k] != '/' && q->path[k] != '\0')
+				continue;
+			if (!(prefix = strndup(q->path, k)))
+				return NULL;
+			if (strlen(q->fs_names[i]) > best_len &&
+			    namefold_same(prefix, q->fs_names[i], q->fs_fold)) {
+				best = q->fs_names[i];
+				best_len = strlen(best);
+				cut = k;
+			}
+			free(prefix);
+			if (!q->path[k])
+				break;
+		}
+	}
+	if (!best || !(out = malloc(best_len + strlen(q->path + cut) + 1)))
+		return NULL;
+	strcpy(out, best);
+	strcat(out, q->path + cut);
+	if (!strcmp(out, q->path)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int decide_one(const struct sbpl_model *m, const struct sbpl_query *q, long *rule_pos);
+
 int sbpl_model_decide_why(const struct sbpl_model *m, const struct sbpl_query *q, long *rule_pos)
+{
+	struct sbpl_query alt;
+	char *stored;
+	long pos2;
+	int rc, rc2;
+
+	rc = decide_one(m, q, rule_pos);
+	if (rc != 0 || !q->fs_fold || !q->path || !(stored = stored_spelling(q)))
+		return rc;
+	alt = *q;
+	alt.path = stored;
+	rc2 = decide_one(m, &alt, &pos2);
+	free(stored);
+	if (rc2 == 1) /* the caller chooses: either spelling allowed is allowed */
+		*rule_pos = pos2;
+	return rc2 == 1 ? 1 : rc;
+}
+
+static int decide_one(const struct sbpl_model *m, const struct sbpl_query *q, long *rule_pos)
 {
 	const struct sbpl_rule *r = NULL;
 	int op, rc = query_check(q);

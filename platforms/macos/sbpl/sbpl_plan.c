@@ -260,6 +260,71 @@ static int plan_ancestors(struct sbpl_plan *pl, char *err)
 	return rc;
 }
 
+/* A regex parameter NAME_FOLD for the path parameter at index param: not
+ * a path (no spelling check), but a string of the profile all the same:
+ * no control byte (it has none: its path has none), at most a literal's
+ * length. */
+static int plan_fold_param(struct sbpl_plan *pl, const struct namefold_index *ix, size_t param,
+			   bool subpath, struct sbpl_ilist *list, char *err)
+{
+	struct sbpl_buf re = {0};
+	struct sbpl_param *p;
+	char name[80];
+	int rc = sbpl_fold_regex(ix, pl->params[param].value, subpath, &re);
+
+	snprintf(name, sizeof(name), "%s_FOLD", pl->params[param].name);
+	if (rc == 0 && re.len > SBPL_LITERAL_MAX)
+		rc = sbpl_fail(err, -ENAMETOOLONG,
+			       "%s (%.64s...): on a volume that folds names its pattern is %zu "
+			       "bytes, longer than the %d bytes of a Seatbelt string (a shorter "
+			       "path is needed there)",
+			       pl->params[param].name, pl->params[param].value, re.len,
+			       SBPL_LITERAL_MAX);
+	if (rc == 0 && pl->n_params == pl->cap_params) {
+		struct sbpl_param *np = realloc(pl->params, 2 * pl->cap_params * sizeof(*np));
+
+		if (!np)
+			rc = -ENOMEM;
+		else
+			pl->params = np, pl->cap_params *= 2;
+	}
+	if (rc == 0) {
+		p = &pl->params[pl->n_params];
+		p->name = strdup(name);
+		p->value = re.s;
+		re.s = NULL;
+		if (!p->name) {
+			free(p->value);
+			rc = -ENOMEM;
+		}
+	}
+	sbpl_buf_free(&re);
+	return rc ? rc : ilist_push(list, pl->n_params++);
+}
+
+/* Every deny on a path, matched in every spelling a folding volume
+ * accepts for it: the write denies and deny_read as subpaths, the
+ * ancestors as literals. */
+static int plan_fold(struct sbpl_plan *pl, unsigned flags, char *err)
+{
+	const struct sbpl_ilist *from[] = {&pl->write_denies, &pl->read_denies, &pl->ancestors};
+	struct sbpl_ilist *to[] = {&pl->write_denies_fold, &pl->read_denies_fold,
+				   &pl->ancestors_fold};
+	struct namefold_index *ix;
+	int rc;
+
+	pl->fold = flags & (NAMEFOLD_NORM | NAMEFOLD_CASE);
+	if (!pl->fold)
+		return 0;
+	if ((rc = namefold_index_new(pl->fold, &ix)) < 0)
+		return rc;
+	for (size_t l = 0; rc == 0 && l < 3; l++)
+		for (size_t i = 0; rc == 0 && i < from[l]->n; i++)
+			rc = plan_fold_param(pl, ix, from[l]->v[i], l < 2, to[l], err);
+	namefold_index_free(ix);
+	return rc;
+}
+
 int sbpl_plan_build(struct sbpl_plan *pl, const struct request *req,
 		    const struct sbpl_opts *opts, char *err)
 {
@@ -284,6 +349,8 @@ int sbpl_plan_build(struct sbpl_plan *pl, const struct request *req,
 		rc = plan_denies(pl, err);
 	if (!rc)
 		rc = plan_ancestors(pl, err);
+	if (!rc)
+		rc = plan_fold(pl, opts->name_fold, err);
 	if (rc == -ENOMEM)
 		sbpl_fail(err, rc, "out of memory");
 	return rc;
@@ -301,6 +368,9 @@ void sbpl_plan_free(struct sbpl_plan *pl)
 	free(pl->write_denies.v);
 	free(pl->read_denies.v);
 	free(pl->ancestors.v);
+	free(pl->write_denies_fold.v);
+	free(pl->read_denies_fold.v);
+	free(pl->ancestors_fold.v);
 	free(pl->anc_set);
 	memset(pl, 0, sizeof(*pl));
 }

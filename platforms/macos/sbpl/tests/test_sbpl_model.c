@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "namefold.h"
 #include "sbpl_model.h"
 #include "t.h"
 
@@ -329,6 +330,49 @@ static void prefixes(void)
 	t_ok(bad == 0 && whole == 1, "every prefix of a profile: read whole, or refused with a position");
 }
 
+/* A volume that folds names (MODEL.md): the operation is decided on the
+ * caller's spelling and on the stored spelling of what exists, allowed
+ * when either is; a byte-for-byte literal then protects nothing from a
+ * case variant, and a regex over every spelling does. */
+static void folding(void)
+{
+	static const char *const exists[] = {"/w", "/w/.git"};
+	struct sbpl_model *lit = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				       "(deny file-write* (literal \"/w/.git/hooks\") (subpath \"/w/.git/hooks\"))\n");
+	struct sbpl_model *re = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				      "(deny file-write* (regex #\"^/w/\\.[Gg][Ii][Tt]/[Hh][Oo][Oo][Kk][Ss](/.*)?$\"))\n");
+	struct sbpl_model *only_stored = parse(HEAD "(allow file-write* (literal \"/w/.GIT/x\"))\n");
+	struct sbpl_query q = {.op = "file-write-create", .path = "/w/.GIT/HOOKS",
+			       .fs_fold = NAMEFOLD_CASE, .fs_names = exists, .n_fs_names = 2};
+
+	t_ok(lit && sbpl_model_decide(lit, &q) == 1,
+	     "folding: a case variant of an absent protected name escapes a literal deny");
+	t_ok(re && sbpl_model_decide(re, &q) == 0, "folding: a regex over every spelling denies it");
+	q.fs_fold = 0;
+	t_ok(lit && sbpl_model_decide(lit, &q) == 1 && FS(lit, "file-write-create", "/w/.git/hooks") == 0,
+	     "bytes: the literal denies only its own spelling");
+	q.path = "/w/.git/x";
+	t_ok(only_stored && sbpl_model_decide(only_stored, &q) == 0,
+	     "bytes: a rule on another spelling does not apply");
+	q.fs_fold = NAMEFOLD_CASE;
+	t_ok(only_stored && sbpl_model_decide(only_stored, &q) == 0,
+	     "folding: what does not exist keeps the caller's spelling only");
+	{
+		static const char *const stored[] = {"/w/.GIT"};
+		struct sbpl_query s2 = {.op = "file-write-create", .path = "/w/.git/x",
+					.fs_fold = NAMEFOLD_CASE, .fs_names = stored, .n_fs_names = 1};
+
+		t_ok(only_stored && sbpl_model_decide(only_stored, &s2) == 1,
+		     "folding: an existing name is also handed over as stored (/w/.GIT)");
+		s2.fs_fold = NAMEFOLD_NORM;
+		t_ok(only_stored && sbpl_model_decide(only_stored, &s2) == 0,
+		     "normalization only: .git and .GIT are two names");
+	}
+	sbpl_model_free(lit);
+	sbpl_model_free(re);
+	sbpl_model_free(only_stored);
+}
+
 int main(void)
 {
 	last_match();
@@ -342,5 +386,6 @@ int main(void)
 	others();
 	errors();
 	prefixes();
+	folding();
 	return t_done();
 }
