@@ -52,6 +52,18 @@ static void write_enforcement_windows(struct jw *w, const struct enforcement *e)
 	jw_obj_close(w);
 }
 
+/* OUT-4 on macOS: how names are matched, and what the canary checked. */
+static void write_enforcement_seatbelt(struct jw *w, const struct enforcement *e)
+{
+	jw_obj_open(w, "seatbelt");
+	jw_str(w, "name_matching", e->seatbelt.name_matching ? e->seatbelt.name_matching : "bytes");
+	jw_arr_open(w, "canary");
+	for (size_t i = 0; i < e->seatbelt.n_canary; i++)
+		jw_str(w, NULL, e->seatbelt.canary[i]);
+	jw_arr_close(w);
+	jw_obj_close(w);
+}
+
 static void write_enforcement(struct jw *w, const struct enforcement *e)
 {
 	jw_obj_open(w, "enforcement");
@@ -68,6 +80,8 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_int(w, "landlock_abi", e->landlock_abi);
 	if (e->windows.applied)
 		write_enforcement_windows(w, e);
+	if (e->seatbelt.applied)
+		write_enforcement_seatbelt(w, e);
 	jw_obj_open(w, "limits");
 	for (int i = 0; i < LIMIT_COUNT; i++) {
 		if (!e->limits[i].value) {

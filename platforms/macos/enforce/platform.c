@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "namefold.h"
 #include "names.h"
 #include "seatbelt.h"
 
@@ -169,12 +170,19 @@ static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_e
 	return canon_tmpdir_make(real, &p->tmpdir, err);
 }
 
-/* The profile: generated for the effective request, then linted. */
+/* The profile: generated for the effective request and its volumes (how
+ * they compare names, volume.c), then linted. */
 static int profile_make(struct plan *p, struct setup_error *err)
 {
 	struct sbpl_opts o = {.temp_dir = p->tmpdir, .message_tag = p->tag};
 	char msg[SBPL_ERR_MAX] = "";
-	int rc = sbpl_generate(p->req, &o, &p->prof, msg);
+	int rc;
+
+	volume_name_fold(p->req, &p->name_fold, &p->case_insensitive);
+	o.name_fold = p->name_fold;
+	p->enf.seatbelt.name_matching = p->name_fold & NAMEFOLD_CASE ? "case+normalization"
+								     : "normalization";
+	rc = sbpl_generate(p->req, &o, &p->prof, msg);
 
 	if (rc < 0)
 		return seatbelt_fail(err, "profile", NULL, -rc, msg);
@@ -188,6 +196,7 @@ static void enforcement_init(struct plan *p)
 {
 	memset(&p->enf, 0, sizeof(p->enf));
 	p->enf.backend = SEATBELT_BACKEND;
+	p->enf.seatbelt.applied = true;
 	/* denials_reported: only once the unified log was read (release). */
 }
 

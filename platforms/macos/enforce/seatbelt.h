@@ -55,6 +55,8 @@ struct plan {
 	size_t n_rl;
 	char tag[64];              /* the profile's message tag */
 	time_t started;            /* when the command was launched (the log's window) */
+	unsigned name_fold;        /* namefold.h flags the profile was made for (volume.c) */
+	bool case_insensitive;     /* a volume of the policy paths folds case */
 	struct enforcement enf;
 };
 
@@ -93,6 +95,25 @@ int canon_resolve_command(const struct request *req, char **out);
  * applied.  0, or -errno with err: sandbox-exec missing or not
  * executable, refusing the profile (its first line as detail), hanging. */
 int seatbelt_preflight(const struct plan *p, struct setup_error *err);
+
+/* How the volumes under req's policy paths compare names: *fold the
+ * namefold.h flags for sbpl_opts.name_fold, *insensitive whether one
+ * folds case (volume.c).  0. */
+int volume_name_fold(const struct request *req, unsigned *fold, bool *insensitive);
+
+/* Start argv (sandbox-exec first) as the command would be started (the
+ * plan's environment, working directory, rlimits, a session of its own),
+ * stdin and stderr on /dev/null, stdout read into out (NUL-terminated, at
+ * most cap - 1 bytes) until EOF or ms; killed at the deadline
+ * (*timed_out).  0 with *status once it ran, or -errno with err when it
+ * could not be started. */
+int seatbelt_run_captured(const struct plan *p, char **argv, int ms, char *out, size_t cap,
+			  int *status, bool *timed_out, struct setup_error *err);
+
+/* The canary (canary.c): before the command, what the profile must refuse
+ * is tried under it; 0 when nothing got through (the checks made are
+ * recorded in p->enf.seatbelt), else -errno with err, step "canary". */
+int seatbelt_canary(struct plan *p, struct setup_error *err);
 
 /* The run's denials from the unified log (macOS: `log show` filtered on
  * the profile's message tag, since `since`).  0 when the log was read

@@ -14,6 +14,13 @@
 #     and a sandbox-exec that hangs before the command (10 s) are
 #     sandbox_setup_failure with their step, and the command's marker file
 #     is absent from the host;
+#   - the canary (platforms/macos/enforce/canary.c): enforcement.seatbelt
+#     names how names are matched and the canary's checks; in the
+#     posix-sim, with a stand-in that does not hold what the canary checks
+#     (SANDPROOF_SIM_CANARY=run), the run is refused (step canary), the
+#     command's marker is absent, and what the canary made is gone from the
+#     host (the protected name, the outside directory); with network allow
+#     no loopback check is made;
 #   - honesty: backend "seatbelt-sim" and denials_reported false in the
 #     posix-sim, whose doctor says SIMULATION and exits 1; "seatbelt" on
 #     macOS, where a write outside the write root must also be absent from
@@ -129,6 +136,25 @@ else
 	req esc "[\"sh\",\"-c\",\"echo x > $outside\"]"
 	check '[ ! -e "$outside" ]' "macOS: a write outside the write root is absent from the host"
 	rm -f "$outside"
+fi
+
+# ---- the canary ------------------------------------------------------------------
+check '[ "$(j $area/ok.json "o[\"enforcement\"][\"seatbelt\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "normalization loopback_connect,protected_create,write_outside" ]' \
+	"enforcement.seatbelt: names matched with normalization; the canary checked loopback, a protected name, a write outside"
+if [ $sim -eq 1 ]; then
+	rm -rf "$area/ws/.git"
+	req canary "[\"touch\",\"$marker\"]" '' '' ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/canary.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check '[ "$(j $area/canary.json "o[\"kind\"]" "o[\"setup_error\"][\"step\"]" "o[\"setup_error\"][\"errno\"]")" = "sandbox_setup_failure canary EPROTO" ]' \
+		"a stand-in that does not hold what the canary checks: refused, step canary, EPROTO"
+	check 'case $det in *"connected to 127.0.0.1:"*"created $area/ws/.git"*"wrote outside "*) true;; *) false;; esac' \
+		"... naming what got through: the loopback connect, the protected name, the write outside ($det)"
+	check '[ ! -e "$marker" ] && [ ! -e "$area/ws/.git" ] && [ -z "$(ls -A "$area/hosttmp")" ] && [ -z "$(ls -A "$area/ws" | grep sandproof-canary)" ]' \
+		"... the command did not run, and nothing the canary made is left on the host"
+	req canary_net "[\"touch\",\"$marker\"]" '' ',"network":{"mode":"allow"}' ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/canary_net.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check '[ "$(j $area/canary_net.json o[\"kind\"])" = sandbox_setup_failure ] && case $det in *connected*) false;; *"created $area/ws/.git"*) true;; *) false;; esac && [ ! -e "$marker" ]' \
+		"with network allow: no loopback check, the protected name still refuses the run ($det)"
 fi
 
 # ---- doctor --------------------------------------------------------------------

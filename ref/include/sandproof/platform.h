@@ -55,6 +55,18 @@ struct enforcement {
 		unsigned acl_entries;        /* ACEs set on objects (skipped absent ones not) */
 		unsigned wfp_filters;        /* block filters added */
 	} windows;
+	/* The Seatbelt backend ("seatbelt", "seatbelt-sim"): how its profile
+	 * matches names on this run's volumes ("normalization": NFC/NFD
+	 * spellings; "case+normalization": case too), and the canary's checks
+	 * that were made before the command and that nothing got through
+	 * ("loopback_connect", "protected_create", ...).  applied false on
+	 * every other backend, and the outcome then leaves the object out. */
+	struct {
+		bool applied;
+		const char *name_matching;
+		const char *canary[6];
+		size_t n_canary;
+	} seatbelt;
 };
 
 /* What the limits were seen to do in one launch (LIM-7): for each limit
