@@ -16,6 +16,7 @@
 
 #include "sandproof/platform.h"
 #include "sbpl.h"
+#include "unilog.h"
 
 #ifndef SP_SANDBOX_EXEC
 #error "SP_SANDBOX_EXEC: the build fixes the launcher's path (CMakeLists.txt)"
@@ -114,11 +115,5 @@ int seatbelt_run_captured(const struct plan *p, char **argv, int ms, char *out, 
  * is tried under it; 0 when nothing got through (the checks made are
  * recorded in p->enf.seatbelt), else -errno with err, step "canary". */
 int seatbelt_canary(struct plan *p, struct setup_error *err);
-
-/* The run's denials from the unified log (macOS: `log show` filtered on
- * the profile's message tag, since `since`).  0 when the log was read
- * (denials added), -errno when it could not be (denials unavailable);
- * always -EOPNOTSUPP in the posix-sim. */
-int unilog_denials(const char *tag, time_t since, struct denials *d);
 
 #endif
