@@ -180,6 +180,9 @@ static int profile_make(struct plan *p, struct setup_error *err)
 
 	volume_name_fold(p->req, &p->name_fold, &p->case_insensitive);
 	o.name_fold = p->name_fold;
+	/* Root's TIOCSTI reaches a terminal it holds outside its session
+	 * (PRIV-4): only a runner that is not root gets terminal ioctls. */
+	o.terminal_ioctl = geteuid() != 0;
 	p->enf.seatbelt.name_matching = p->name_fold & NAMEFOLD_CASE ? "case+normalization"
 								     : "normalization";
 	rc = sbpl_generate(p->req, &o, &p->prof, msg);

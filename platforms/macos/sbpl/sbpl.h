@@ -54,6 +54,11 @@ struct sbpl_opts {
 	 * the move-blocking ancestors) also gets a regex that matches every
 	 * spelling of it (NAME_FOLD parameters), beside its literal. */
 	unsigned name_fold;
+	/* ioctls on any terminal (/dev/ttys*): an inherited terminal then
+	 * works (isatty, the window size, raw mode).  Only for a runner that
+	 * is not root: XNU lets root's TIOCSTI reach a terminal it holds open
+	 * outside its session (PRIV-4). */
+	bool terminal_ioctl;
 };
 
 /* Request -> profile.  0 and *out filled (free with sbpl_profile_free), or

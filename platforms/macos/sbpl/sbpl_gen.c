@@ -23,6 +23,10 @@ static const char *const mach_base[] = {
 	"com.apple.system.logger",                    /* asl, syslog(3) */
 	"com.apple.logd",                             /* os_log */
 	"com.apple.system.notification_center",       /* notify(3), libc */
+	/* confstr(_CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR): it hands back the
+	 * user's own folders (making them when missing), nothing the
+	 * command names */
+	"com.apple.bsd.dirhelper",
 	NULL,
 };
 
@@ -41,15 +45,17 @@ static const char *const mach_network[] = {
  * the system's tools read (canonical spellings: /private/etc, never /etc). */
 static const char *const platform_roots[] = {
 	"/bin", "/sbin", "/usr", "/System", "/Library", "/private/etc",
-	"/private/var/db/timezone", NULL,
+	"/private/var/db/timezone",
+	/* /bin/sh reads which shell it is from here */
+	"/private/var/select",
+	/* /usr/bin/git and the other Xcode shims (xcrun): the selected
+	 * developer directory, and Xcode's own (the Command Line Tools are in
+	 * /Library) */
+	"/private/var/db/xcode_select_link", "/Applications/Xcode.app",
+	NULL,
 };
 
-struct gen {
-	const struct sbpl_plan *pl;
-	struct sbpl_buf b;
-};
-
-static void emit_param_filter(struct gen *g, const char *kind, size_t param)
+static void emit_param_filter(struct sbpl_gen *g, const char *kind, size_t param)
 {
 	sbpl_buf_addf(&g->b, "(%s (param ", kind);
 	sbpl_buf_quoted(&g->b, g->pl->params[param].name);
@@ -57,7 +63,7 @@ static void emit_param_filter(struct gen *g, const char *kind, size_t param)
 }
 
 /* The end of a deny rule: its message tag when there is one. */
-static void emit_deny_end(struct gen *g)
+void sbpl_gen_deny_end(struct sbpl_gen *g)
 {
 	if (g->pl->tag) {
 		sbpl_buf_add(&g->b, " (with message ");
@@ -67,7 +73,7 @@ static void emit_deny_end(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_names(struct gen *g, const char *const names[])
+void sbpl_gen_names(struct sbpl_gen *g, const char *const names[])
 {
 	for (size_t i = 0; names[i]; i++) {
 		sbpl_buf_add(&g->b, "\n  (global-name ");
@@ -79,7 +85,7 @@ static void emit_names(struct gen *g, const char *const names[])
 
 /* The readable set as filters: read roots, platform roots, writable
  * subpaths (a command reads what it writes). */
-static void emit_read_filters(struct gen *g)
+static void emit_read_filters(struct sbpl_gen *g)
 {
 	const struct sbpl_plan *pl = g->pl;
 
@@ -99,7 +105,7 @@ static void emit_read_filters(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_header(struct gen *g)
+static void emit_header(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b,
 		";; sandproof Seatbelt profile, generated from one request\n"
@@ -107,10 +113,10 @@ static void emit_header(struct gen *g)
 		";; sandbox-exec -D NAME=VALUE, read here as (param \"NAME\").\n"
 		";; Allows come first, denies last: the last matching rule wins.\n"
 		"(version 1)\n(deny default");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 }
 
-static void emit_process(struct gen *g)
+static void emit_process(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b,
 		"\n;; processes: fork; exec only of what is readable; signals and\n"
@@ -125,13 +131,13 @@ static void emit_process(struct gen *g)
 	sbpl_buf_add(&g->b,
 		"(allow signal (target same-sandbox))\n"
 		"(allow process-info* (target same-sandbox))\n"
-		"(allow sysctl-read)\n"
 		"\n;; launchd services: an allowlist, never a wildcard\n"
 		"(allow mach-lookup");
-	emit_names(g, mach_base);
+	sbpl_gen_names(g, mach_base);
+	sbpl_gen_everyday(g);
 }
 
-static void emit_reads(struct gen *g)
+static void emit_reads(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b, "\n;; reads\n");
 	if (g->pl->read_all) {
@@ -139,10 +145,16 @@ static void emit_reads(struct gen *g)
 	} else {
 		sbpl_buf_add(&g->b, "(allow file-read* file-map-executable");
 		emit_read_filters(g);
-		/* Lookups through macOS's own top-level symlinks. */
+		/* Lookups through macOS's own top-level symlinks, and through
+		 * every ancestor of a readable root (META_i). */
 		sbpl_buf_add(&g->b,
 			"(allow file-read-metadata (literal \"/\") (literal \"/private\")\n"
-			"  (literal \"/etc\") (literal \"/tmp\") (literal \"/var\"))\n");
+			"  (literal \"/etc\") (literal \"/tmp\") (literal \"/var\")");
+		for (size_t i = 0; i < g->pl->metas.n; i++) {
+			sbpl_buf_add(&g->b, "\n  ");
+			emit_param_filter(g, "literal", g->pl->metas.v[i]);
+		}
+		sbpl_buf_add(&g->b, ")\n");
 	}
 	sbpl_buf_add(&g->b,
 		"\n;; devices: data only (no create, unlink or rename of a node)\n"
@@ -155,7 +167,7 @@ static void emit_reads(struct gen *g)
 		"(allow file-read-metadata (literal \"/dev\"))\n");
 }
 
-static void emit_writes(struct gen *g)
+static void emit_writes(struct sbpl_gen *g)
 {
 	const struct sbpl_plan *pl = g->pl;
 
@@ -179,7 +191,7 @@ static void emit_writes(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_network_allow(struct gen *g)
+static void emit_network_allow(struct sbpl_gen *g)
 {
 	if (g->pl->req->network != NET_ALLOW)
 		return;
@@ -188,12 +200,12 @@ static void emit_network_allow(struct gen *g)
 		"(allow network*)\n"
 		"(allow system-socket)\n"
 		"(allow mach-lookup");
-	emit_names(g, mach_network);
+	sbpl_gen_names(g, mach_network);
 }
 
 /* Every path of list, one deny rule each: ops, then filters of kinds,
  * then (a folding volume) the regex of every spelling of the path. */
-static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const struct sbpl_ilist *fold,
+static void emit_denies(struct sbpl_gen *g, const struct sbpl_ilist *l, const struct sbpl_ilist *fold,
 			const char *ops, const char *const kinds[])
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -206,11 +218,11 @@ static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const struct 
 			sbpl_buf_add(&g->b, "\n  ");
 			emit_param_filter(g, "regex", fold->v[i]);
 		}
-		emit_deny_end(g);
+		sbpl_gen_deny_end(g);
 	}
 }
 
-static void emit_fs_denies(struct gen *g)
+static void emit_fs_denies(struct sbpl_gen *g)
 {
 	static const char *const lit_sub[] = {"literal", "subpath", NULL};
 	static const char *const lit[] = {"literal", NULL};
@@ -243,7 +255,7 @@ static void emit_fs_denies(struct gen *g)
 		"\n;; hard links: none (a link made in a write root to a protected\n"
 		";; file would be written through its writable name)\n"
 		"(deny file-link");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,
 			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
@@ -251,25 +263,26 @@ static void emit_fs_denies(struct gen *g)
 		    "file-read* file-read-data process-exec file-write-unlink file-clone", sub);
 }
 
-static void emit_network_denies(struct gen *g)
+static void emit_network_denies(struct sbpl_gen *g)
 {
+	sbpl_gen_everyday_denies(g);
 	if (g->pl->req->network == NET_DENY) {
 		sbpl_buf_add(&g->b,
 			"\n;; network: denied, with no exception at all: a localhost\n"
 			";; filter would also match the host's own interface addresses\n"
 			";; and an unbound socket's local endpoint\n"
 			"(deny network*");
-		emit_deny_end(g);
+		sbpl_gen_deny_end(g);
 	}
 	if (!g->pl->req->block_unix_sockets)
 		return;
 	sbpl_buf_add(&g->b, "\n;; block_unix_sockets: no unix socket made, bound or reached\n"
 		     "(deny system-socket (socket-domain AF_UNIX)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 	sbpl_buf_add(&g->b, "(deny network* (remote unix-socket)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 	sbpl_buf_add(&g->b, "(deny network* (local unix-socket)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 }
 
 /* Hand the plan's parameters over to out (the plan keeps none). */
@@ -286,7 +299,7 @@ int sbpl_generate(const struct request *req, const struct sbpl_opts *opts,
 {
 	static const struct sbpl_opts none;
 	struct sbpl_plan pl;
-	struct gen g = {.pl = &pl};
+	struct sbpl_gen g = {.pl = &pl};
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -20,6 +20,8 @@
  *             HOST `*` or `localhost`, PORT `*` or a number
  *           (local|remote unix-socket [(path-literal S)|(subpath S)|(path-regex S)])
  *           (global-name S) (global-name-prefix S) (socket-domain AF_NAME)
+ *           (sysctl-name S) (sysctl-name-prefix S) (extension S)
+ *           (ipc-posix-name S) (ipc-posix-name-prefix S) (ipc-posix-name-regex S)
  *   S: "string", #"regex", (param "NAME"), (string-append S...)
  *
  * Ownership: a model is freed with sbpl_model_free(); it copies what it
@@ -74,6 +76,12 @@ struct sbpl_query {
 	struct sbpl_addr local, remote;
 	enum sbpl_target target; /* signal, process-info* */
 	const char *socket_domain; /* system-socket: "AF_UNIX", "AF_INET"... */
+	const char *sysctl_name;   /* sysctl-read, sysctl-write: "kern.procargs2" */
+	const char *ipc_name;      /* ipc-posix-*: the object's name */
+	/* The sandbox extensions the process holds (a pty opened in the
+	 * sandbox carries "com.apple.sandbox.pty" for its terminal). */
+	const char *const *extensions;
+	size_t n_extensions;
 	/* The host's own interface addresses (numeric), which a `localhost`
 	 * host filter matches too (MODEL.md, "the localhost quirk"). */
 	const char *const *ifaddrs;

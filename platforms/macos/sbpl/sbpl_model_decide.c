@@ -73,6 +73,21 @@ bool sbpl_model_flt_match(const struct sbpl_flt *f, const struct sbpl_query *q)
 		return q->global_name && !strncmp(q->global_name, f->str, strlen(f->str));
 	case SBPL_FLT_SOCKET_DOMAIN:
 		return q->socket_domain && !strcmp(q->socket_domain, f->str);
+	case SBPL_FLT_SYSCTL:
+		return q->sysctl_name && !strcmp(q->sysctl_name, f->str);
+	case SBPL_FLT_SYSCTL_PREFIX:
+		return q->sysctl_name && !strncmp(q->sysctl_name, f->str, strlen(f->str));
+	case SBPL_FLT_IPC:
+		return q->ipc_name && !strcmp(q->ipc_name, f->str);
+	case SBPL_FLT_IPC_PREFIX:
+		return q->ipc_name && !strncmp(q->ipc_name, f->str, strlen(f->str));
+	case SBPL_FLT_IPC_REGEX:
+		return q->ipc_name && regexec(&f->re, q->ipc_name, 0, NULL, 0) == 0;
+	case SBPL_FLT_EXTENSION:
+		for (k = 0; k < q->n_extensions; k++)
+			if (!strcmp(q->extensions[k], f->str))
+				return true;
+		return false;
 	}
 	return false;
 }

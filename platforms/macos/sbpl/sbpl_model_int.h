@@ -28,6 +28,12 @@ enum sbpl_flt_kind {
 	SBPL_FLT_GNAME,
 	SBPL_FLT_GNAME_PREFIX,
 	SBPL_FLT_SOCKET_DOMAIN, /* (socket-domain AF_...) of system-socket */
+	SBPL_FLT_SYSCTL,        /* (sysctl-name S): the sysctl's name equal to str */
+	SBPL_FLT_SYSCTL_PREFIX, /* (sysctl-name-prefix S) */
+	SBPL_FLT_IPC,           /* (ipc-posix-name S): the POSIX IPC object's name */
+	SBPL_FLT_IPC_PREFIX,    /* (ipc-posix-name-prefix S) */
+	SBPL_FLT_IPC_REGEX,     /* (ipc-posix-name-regex S) */
+	SBPL_FLT_EXTENSION,     /* (extension S): the process holds extension str */
 };
 
 #define SBPL_PROTO_BIT(p) (1u << (p))

@@ -485,6 +485,70 @@ static void q_unix(struct chk *c, const struct request *r)
 	free(sock);
 }
 
+static void ask_other(struct chk *c, struct sbpl_query *q, int want, const char *what)
+{
+	ask(c, q, want, "%s (%s)", q->op, what);
+}
+
+/* Everyday allowances stay narrow (issue 33, section 2): no sysctl that
+ * shows another process's arguments, environment or entry (PROC-9), and
+ * one that libc reads is allowed (the control); no setting of the host's
+ * ports (PRIV); no other terminal of the host read or written, a
+ * terminal made in the sandbox is (the control); the preferences daemon
+ * never when it could read what the file rules hide (FS-3, restricted
+ * reads), and granted with unrestricted reads and no deny_read (the
+ * control). */
+static void q_everyday(struct chk *c, const struct request *r)
+{
+	static const char *const hidden[] = {"kern.procargs2", "kern.procargs", "kern.proc.all",
+					     "kern.proc.pid.1", "kern.proc.pgrp.1", NULL};
+	static const char *const prefs[] = {"/Library/Preferences", HOME "/Library/Preferences",
+		HOME "/Library/Containers/a/Data/Library/Preferences",
+		"/private/var/root/Library/Preferences", NULL};
+	static const char *const pty[] = {"com.apple.sandbox.pty"};
+	struct sbpl_query q = {.op = "sysctl-read"};
+	bool read_all = r->fs_kind == FS_UNRESTRICTED, prefs_hidden = false;
+
+	for (size_t k = 0; hidden[k]; k++) {
+		q.sysctl_name = hidden[k];
+		ask(c, &q, 0, "sysctl-read %s (another process's arguments or entry, PROC-9)", hidden[k]);
+	}
+	q.sysctl_name = "hw.ncpu";
+	ask(c, &q, 1, "sysctl-read hw.ncpu (what libc reads: the control)");
+	q = (struct sbpl_query){.op = "mach-host-special-port-set"};
+	ask_other(c, &q, 0, "setting a host special port, PRIV");
+	q.op = "mach-host-exception-port-set";
+	ask_other(c, &q, 0, "setting a host exception port, PRIV");
+	q = (struct sbpl_query){.op = "file-read-data", .path = "/dev/ttys003"};
+	ask(c, &q, 0, "file-read-data /dev/ttys003 (another terminal of the host)");
+	q.op = "file-write-data";
+	ask(c, &q, 0, "file-write-data /dev/ttys003 (another terminal of the host)");
+	q.extensions = pty, q.n_extensions = 1;
+	ask(c, &q, 1, "file-write-data /dev/ttys003 (a terminal the sandbox made: the control)");
+	for (size_t i = 0; i < r->read_roots.n; i++)
+		read_all = read_all || !strcmp(r->read_roots.v[i], "/");
+	for (size_t k = 0; k < r->deny_read.n; k++) {
+		const char *d = r->deny_read.v[k];
+		char home[512] = "", *slash;
+
+		for (size_t i = 0; prefs[i]; i++)
+			prefs_hidden = prefs_hidden || beneath(d, prefs[i]) || beneath(prefs[i], d);
+		/* the home it lies in, whoever's: /Users/<u>/Library/Preferences */
+		if (!strncmp(d, "/Users/", 7) && strlen(d) < 400) {
+			snprintf(home, sizeof(home), "%s", d);
+			if ((slash = strchr(home + 7, '/')))
+				*slash = '\0';
+			strcat(home, "/Library/Preferences");
+			prefs_hidden = prefs_hidden || beneath(d, home) || beneath(home, d);
+		}
+	}
+	q = (struct sbpl_query){.op = "mach-lookup", .global_name = "com.apple.cfprefsd.agent"};
+	if (!read_all || prefs_hidden)
+		ask_other(c, &q, 0, "the preferences daemon: it would read what the file rules hide");
+	else if (!r->deny_read.n)
+		ask_other(c, &q, 1, "the preferences daemon, reads unrestricted: the control");
+}
+
 /* Whether the request itself denies writing p: beneath a read-only
  * subpath, deny_write, deny_read or a protected name. */
 static bool denied_by_request(const struct request *r, const char *p)
@@ -603,6 +667,7 @@ static void check_profile(const char *name, const struct request *r, const char 
 	q_deny_read(&c, r);
 	q_network(&c, r);
 	q_unix(&c, r);
+	q_everyday(&c, r);
 	total_asked += c.asked;
 	if (c.failed > MAX_SHOWN)
 		printf("# %s: ... %ld more\n", name, c.failed - MAX_SHOWN);
