@@ -542,6 +542,31 @@ static void q_everyday(struct chk *c, const struct request *r)
 			prefs_hidden = prefs_hidden || beneath(d, home) || beneath(home, d);
 		}
 	}
+	/* what everyday commands need is there (the controls) */
+	q = (struct sbpl_query){.op = "ipc-posix-sem", .ipc_name = "/mp-sandproof"};
+	ask_other(c, &q, 1, "a POSIX semaphore: Python's multiprocessing");
+	q = (struct sbpl_query){.op = "pseudo-tty"};
+	ask_other(c, &q, 1, "a pseudo-terminal: openpty");
+	q = (struct sbpl_query){.op = "file-write-data", .path = "/dev/ptmx"};
+	ask(c, &q, 1, "file-write-data /dev/ptmx (openpty)");
+	q = (struct sbpl_query){.op = "mach-lookup", .global_name = "com.apple.bsd.dirhelper"};
+	ask_other(c, &q, 1, "dirhelper: confstr's user folders");
+	for (size_t i = 0; i < r->n_write_roots; i++) {
+		char *a = strdup(r->write_roots[i].root), *slash;
+
+		/* a lookup of the write root walks every ancestor of it */
+		while (a && (slash = strrchr(a, '/')) && slash != a) {
+			bool under_deny = false;
+
+			*slash = '\0';
+			for (size_t k = 0; k < r->deny_read.n; k++)
+				under_deny = under_deny || beneath(r->deny_read.v[k], a);
+			if (!under_deny) /* a deny_read hides it, and all beneath (FS-3) */
+				ask_fs(c, "file-read-metadata", a, 1,
+				       "an ancestor of a write root: its lookup");
+		}
+		free(a);
+	}
 	q = (struct sbpl_query){.op = "mach-lookup", .global_name = "com.apple.cfprefsd.agent"};
 	if (!read_all || prefs_hidden)
 		ask_other(c, &q, 0, "the preferences daemon: it would read what the file rules hide");
