@@ -21,6 +21,13 @@
  * letter may stand for a mark that is not next to it in the key), one
  * with more than WINDOW_PATHS paths in a window, one that is not UTF-8.
  *
+ * Firmlinks: since macOS 10.15 the directories /usr/share/firmlinks lists
+ * (/Users, /Applications, /private, /usr/local...) are also reached under
+ * /System/Volumes/Data, and no source read says which spelling Seatbelt is
+ * handed; a path under one gets both: ^(/System/Volumes/Data)?/Users/...
+ * (the list: /usr/share/firmlinks of macOS 10.15.1, quoted at
+ * superuser.com/questions/1490834; the same in Monterey).
+ *
  * The regex is the portable core every engine reads alike: ^ $ . [ ] ( )
  * | ? * and backslash escapes of metacharacters; never a multibyte
  * character inside brackets (an engine reading bytes would take it apart):
@@ -224,11 +231,57 @@ static int put_component(struct sbpl_buf *b, const char *name, const struct name
 	return rc;
 }
 
+#define DATA_VOLUME "/System/Volumes/Data"
+
+static const char *const firmlinks[] = {
+	"/AppleInternal", "/Applications", "/Library", "/System/Library/Caches",
+	"/System/Library/Assets", "/System/Library/PreinstalledAssets", "/System/Library/AssetsV2",
+	"/System/Library/PreinstalledAssetsV2",
+	"/System/Library/CoreServices/CoreTypes.bundle/Contents/Library", "/System/Library/Speech",
+	"/Users", "/Volumes", "/cores", "/opt", "/private", "/usr/local", "/usr/libexec/cups",
+	"/usr/share/snmp", NULL,
+};
+
+static bool path_under(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	return !strncmp(root, p, n) && (!p[n] || p[n] == '/');
+}
+
+/* The part of path a firmlink leads to (path itself, or path without
+ * /System/Volumes/Data), or NULL when no firmlink does. */
+static const char *firmlinked(const char *path)
+{
+	const char *rest = path_under(DATA_VOLUME, path) ? path + strlen(DATA_VOLUME) : path;
+
+	for (size_t i = 0; firmlinks[i]; i++)
+		if (path_under(firmlinks[i], rest))
+			return rest;
+	return NULL;
+}
+
+bool sbpl_path_firmlinked(const char *path)
+{
+	return firmlinked(path) != NULL;
+}
+
+/* A component as it is, metacharacters escaped (no folding). */
+static void put_exact(struct sbpl_buf *b, const char *name)
+{
+	for (; *name; name++)
+		if ((unsigned char)*name < 0x80)
+			put_ascii(b, *name);
+		else
+			sbpl_buf_addf(b, "%c", *name);
+}
+
 int sbpl_fold_regex(const struct namefold_index *ix, const char *path, bool subpath,
 		    struct sbpl_buf *out)
 {
+	const char *rest = firmlinked(path);
 	struct comp *c = malloc(sizeof(*c));
-	char *copy = strdup(path), *save = NULL;
+	char *copy = strdup(rest ? rest : path), *save = NULL;
 	int rc = 0;
 
 	if (!c || !copy) {
@@ -236,11 +289,14 @@ int sbpl_fold_regex(const struct namefold_index *ix, const char *path, bool subp
 		free(copy);
 		return -ENOMEM;
 	}
-	sbpl_buf_add(out, "^");
+	sbpl_buf_add(out, rest ? "^(/System/Volumes/Data)?" : "^");
 	for (char *name = strtok_r(copy, "/", &save); rc == 0 && name;
 	     name = strtok_r(NULL, "/", &save)) {
 		sbpl_buf_add(out, "/");
-		rc = put_component(out, name, ix, c);
+		if (ix)
+			rc = put_component(out, name, ix, c);
+		else
+			put_exact(out, name);
 	}
 	if (rc == 0 && strcmp(path, "/") == 0)
 		sbpl_buf_add(out, "/");

@@ -9,6 +9,7 @@
  * (allow default) and no localhost or loopback filter is ever written
  * (platforms/macos/README.md gives the reason for each rule). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,9 +215,34 @@ static void emit_denies(struct sbpl_gen *g, const struct sbpl_ilist *l, const st
 			sbpl_buf_add(&g->b, " ");
 			emit_param_filter(g, kinds[k], l->v[i]);
 		}
-		if (g->pl->fold) {
+		if (fold->v[i] != SIZE_MAX) {
 			sbpl_buf_add(&g->b, "\n  ");
 			emit_param_filter(g, "regex", fold->v[i]);
+		}
+		sbpl_gen_deny_end(g);
+	}
+}
+
+/* With network allow: no unix socket bound at a denied path (its node
+ * would be the path; whether binding also checks file-write-create is
+ * not known). Under network deny, (deny network*) covers it. */
+static void emit_bind_denies(struct sbpl_gen *g)
+{
+	const struct sbpl_plan *pl = g->pl;
+
+	if (pl->req->network != NET_ALLOW || !pl->write_denies.n)
+		return;
+	sbpl_buf_add(&g->b,
+		"\n;; no unix socket bound where a denied path is (its node would\n"
+		";; be created there)\n");
+	for (size_t i = 0; i < pl->write_denies.n; i++) {
+		sbpl_buf_add(&g->b, "(deny network-bind (local unix-socket ");
+		emit_param_filter(g, "subpath", pl->write_denies.v[i]);
+		sbpl_buf_add(&g->b, ")");
+		if (pl->write_denies_fold.v[i] != SIZE_MAX) {
+			sbpl_buf_add(&g->b, "\n  (local unix-socket ");
+			emit_param_filter(g, "path-regex", pl->write_denies_fold.v[i]);
+			sbpl_buf_add(&g->b, ")");
 		}
 		sbpl_gen_deny_end(g);
 	}
@@ -251,10 +277,18 @@ static void emit_fs_denies(struct sbpl_gen *g)
 			";; path would move out from under its deny\n");
 	emit_denies(g, &pl->ancestors, &pl->ancestors_fold, "file-write-unlink file-write-create",
 		    lit);
+	emit_bind_denies(g);
 	sbpl_buf_add(&g->b,
 		"\n;; hard links: none (a link made in a write root to a protected\n"
 		";; file would be written through its writable name)\n"
 		"(deny file-link");
+	sbpl_gen_deny_end(g);
+	sbpl_buf_add(&g->b,
+		"\n;; clones: none (whether file-clone is checked against the source\n"
+		";; or the new name is documented nowhere: a clone of a deny_read\n"
+		";; file into a write root would reveal it; copyfile falls back to\n"
+		";; copying)\n"
+		"(deny file-clone");
 	sbpl_gen_deny_end(g);
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,

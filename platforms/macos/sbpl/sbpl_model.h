@@ -116,4 +116,24 @@ int sbpl_model_decide(const struct sbpl_model *m, const struct sbpl_query *q);
 int sbpl_model_decide_why(const struct sbpl_model *m, const struct sbpl_query *q,
 			  long *rule_pos);
 
+/* An operation on two paths (from -> to).  Which path each of its checks
+ * is made against is documented nowhere read (MODEL.md, "two paths"), so
+ * every plausible reading is decided and the operation is allowed when
+ * one allows it (an error is returned as is):
+ *   RENAME    file-write-unlink of from and file-write-create of to
+ *             (rename(2), renamex_np without flags);
+ *   EXCHANGE  as a rename each way, or as file-write-data of both
+ *             (renamex_np RENAME_SWAP, exchangedata);
+ *   LINK      file-write-create of to, and file-link of from or of to
+ *             (link(2): the new name to, the existing from);
+ *   CLONE     file-write-create of to, and file-clone of from or of to
+ *             (clonefile(2)).
+ * One path each, so sbpl_model_decide: mknod(2)/mkfifo(3) are
+ * file-write-create of the node; binding a unix socket is network-bind
+ * with local.unix_path (whether a file-write-create of its node is also
+ * checked is not known: the wider reading, bind alone, is the model's). */
+enum sbpl_move { SBPL_MOVE_RENAME, SBPL_MOVE_EXCHANGE, SBPL_MOVE_LINK, SBPL_MOVE_CLONE };
+int sbpl_model_decide_move(const struct sbpl_model *m, const struct sbpl_query *base,
+			   enum sbpl_move kind, const char *from, const char *to);
+
 #endif

@@ -93,7 +93,13 @@ int sbpl_model_net_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 bool sbpl_model_net_match(const struct sbpl_flt *f, const struct sbpl_query *q);
 int sbpl_model_net_check(const struct sbpl_query *q);
 
-/* matching (sbpl_model_decide.c) */
+/* matching (sbpl_model_match.c): na is the value of a filter that does
+ * not apply to the query; sbpl_model_flt_match reads it false */
+bool sbpl_model_flt_eval(const struct sbpl_flt *f, const struct sbpl_query *q, bool na);
 bool sbpl_model_flt_match(const struct sbpl_flt *f, const struct sbpl_query *q);
+
+/* one spelling, both readings (sbpl_model_decide.c) */
+int sbpl_model_decide_spelling(const struct sbpl_model *m, const struct sbpl_query *q,
+			       long *rule_pos);
 
 #endif

@@ -303,24 +303,28 @@ static int plan_fold_param(struct sbpl_plan *pl, const struct namefold_index *ix
 }
 
 /* Every deny on a path, matched in every spelling a folding volume
- * accepts for it: the write denies and deny_read as subpaths, the
- * ancestors as literals. */
+ * accepts for it and across a firmlink: the write denies and deny_read as
+ * subpaths, the ancestors as literals. */
 static int plan_fold(struct sbpl_plan *pl, unsigned flags, char *err)
 {
 	const struct sbpl_ilist *from[] = {&pl->write_denies, &pl->read_denies, &pl->ancestors};
 	struct sbpl_ilist *to[] = {&pl->write_denies_fold, &pl->read_denies_fold,
 				   &pl->ancestors_fold};
-	struct namefold_index *ix;
-	int rc;
+	struct namefold_index *ix = NULL;
+	int rc = 0;
 
 	pl->fold = flags & (NAMEFOLD_NORM | NAMEFOLD_CASE);
-	if (!pl->fold)
-		return 0;
-	if ((rc = namefold_index_new(pl->fold, &ix)) < 0)
+	if (pl->fold && (rc = namefold_index_new(pl->fold, &ix)) < 0)
 		return rc;
+	/* a regex for every entry on a folding volume, else for the ones a
+	 * firmlink also reaches (SIZE_MAX: none) */
 	for (size_t l = 0; rc == 0 && l < 3; l++)
-		for (size_t i = 0; rc == 0 && i < from[l]->n; i++)
-			rc = plan_fold_param(pl, ix, from[l]->v[i], l < 2, to[l], err);
+		for (size_t i = 0; rc == 0 && i < from[l]->n; i++) {
+			if (!pl->fold && !sbpl_path_firmlinked(pl->params[from[l]->v[i]].value))
+				rc = ilist_push(to[l], SIZE_MAX);
+			else
+				rc = plan_fold_param(pl, ix, from[l]->v[i], l < 2, to[l], err);
+		}
 	namefold_index_free(ix);
 	return rc;
 }

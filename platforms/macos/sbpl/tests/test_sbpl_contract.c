@@ -305,7 +305,43 @@ static void each_spelling(struct chk *c, const char *p, question q, const char *
 	variants_free(&v);
 }
 
-/* No create, data, unlink or mode change of it or beneath it. */
+/* The write root of the denied path being asked about (NULL: none),
+ * where a file of the command's own stands for the other end of a move. */
+static const char *cur_root;
+
+/* An operation on two paths (sbpl_model_decide_move), both readings. */
+static void ask_move(struct chk *c, enum sbpl_move kind, const char *from, const char *to,
+		     int want, const char *why)
+{
+	static const enum sbpl_order orders[] = {SBPL_ORDER_SPECIFIC_FIRST, SBPL_ORDER_FLAT};
+	static const char *const kname[] = {"rename", "exchange", "link", "clone"};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct sbpl_query q = {.order = orders[k], .fs_fold = fold, .fs_names = fs_names,
+				       .n_fs_names = fs_n};
+		int got = sbpl_model_decide_move(c->m, &q, kind, from, to);
+
+		c->asked++;
+		if (got == want || c->failed++ >= MAX_SHOWN)
+			continue;
+		printf("# %s: %s %s -> %s (%s): want %s, the model says %s (%s reading)\n", c->name,
+		       kname[kind], from, to, why, want ? "allow" : "deny",
+		       got == 1 ? "allow" : got == 0 ? "deny" : "an error", k ? "flat" : "specific-first");
+	}
+}
+
+/* Binding a unix socket at p: the socket's node would be p. */
+static void ask_bind(struct chk *c, const char *p, const char *why)
+{
+	struct sbpl_query q = {.op = "network-bind", .remote = {.port = -1},
+			       .local = {.unix_path = p, .port = -1}};
+
+	ask(c, &q, 0, "bind a unix socket at %s (%s)", p, why);
+}
+
+/* No create, data, unlink or mode change of it or beneath it; nothing
+ * renamed, exchanged or hard-linked into its place; no unix socket bound
+ * at it; no hard link of it made in the write root. */
 static void q_denied_one(struct chk *c, const char *p, const char *why)
 {
 	static const char *const ops[] = {"file-write-create", "file-write-data",
@@ -316,6 +352,17 @@ static void q_denied_one(struct chk *c, const char *p, const char *why)
 		ask_fs(c, ops[o], p, 0, why);
 		ask_fs(c, ops[o], child, 0, why);
 	}
+	ask_bind(c, p, why);
+	if (cur_root) {
+		char *src = join(cur_root, "sandproof-src"), *lnk = join(cur_root, "sandproof-link");
+
+		ask_move(c, SBPL_MOVE_RENAME, src, p, 0, why);
+		ask_move(c, SBPL_MOVE_EXCHANGE, p, src, 0, why);
+		ask_move(c, SBPL_MOVE_LINK, src, p, 0, why);
+		ask_move(c, SBPL_MOVE_LINK, p, lnk, 0, why);
+		free(src);
+		free(lnk);
+	}
 	free(child);
 }
 
@@ -325,6 +372,14 @@ static void q_ancestor_one(struct chk *c, const char *a, const char *why)
 	(void)why;
 	ask_fs(c, "file-write-unlink", a, 0, "an ancestor: renamed away, META-2");
 	ask_fs(c, "file-write-create", a, 0, "an ancestor: renamed into place, META-2");
+	if (cur_root && strcmp(a, cur_root)) {
+		char *away = join(cur_root, "sandproof-away"), *src = join(cur_root, "sandproof-src");
+
+		ask_move(c, SBPL_MOVE_RENAME, a, away, 0, "an ancestor renamed away, META-2");
+		ask_move(c, SBPL_MOVE_RENAME, src, a, 0, "an ancestor renamed into place, META-2");
+		free(away);
+		free(src);
+	}
 }
 
 /* Deny create, data and unlink of p and beneath it; unlink and create of
@@ -333,6 +388,7 @@ static void q_denied_path(struct chk *c, const char *p, const char *root, const 
 {
 	char *a = strdup(p), *slash;
 
+	cur_root = root;
 	each_spelling(c, p, q_denied_one, why);
 	while (root && a && strcmp(a, root) && beneath(root, a)) {
 		slash = strrchr(a, '/');
@@ -396,6 +452,14 @@ static void q_deny_read_one(struct chk *c, const char *d, const char *why)
 {
 	char *child = join(d, "sandproof-child");
 
+	if (cur_root) {
+		char *copy = join(cur_root, "sandproof-copy");
+
+		ask_move(c, SBPL_MOVE_CLONE, child, copy, 0, "cloned out from beneath deny_read, FS-3");
+		ask_move(c, SBPL_MOVE_RENAME, d, copy, 0, "deny_read renamed out, FS-3");
+		free(copy);
+	}
+
 	(void)why;
 	ask_fs(c, "file-read-data", d, 0, "deny_read, FS-3");
 	ask_fs(c, "file-read-data", child, 0, "beneath deny_read, FS-3");
@@ -418,6 +482,7 @@ static void q_deny_read(struct chk *c, const struct request *r)
 		const char *d = r->deny_read.v[k], *root = root_of(r, d);
 		char *a = strdup(d), *slash;
 
+		cur_root = root ? root : r->n_write_roots ? r->write_roots[0].root : NULL;
 		each_spelling(c, d, q_deny_read_one, NULL);
 		while (root && a && strcmp(a, root) && beneath(root, a)) {
 			slash = strrchr(a, '/');

@@ -373,6 +373,79 @@ static void folding(void)
 	sbpl_model_free(only_stored);
 }
 
+/* A filter that does not apply to the query (a network filter and a file
+ * write): read both ways, allowed when either reading allows (MODEL.md). */
+static void not_applying(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (require-not (remote ip \"*:*\")))\n");
+	struct sbpl_model *n = parse(HEAD "(allow file-write* (require-not (remote ip \"*:*\")))\n");
+	struct sbpl_model *d = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (subpath \"/w/x\"))\n");
+
+	t_ok(m && FS(m, "file-write-data", "/w/f") == 1,
+	     "require-not over a filter that does not apply: a deny that only one reading "
+	     "applies is not relied on (allowed)");
+	t_ok(n && FS(n, "file-write-data", "/w/f") == 1,
+	     "...and an allow that one reading applies is taken (allowed)");
+	t_ok(d && FS(d, "file-write-data", "/w/x/f") == 0,
+	     "filters that apply are read as before (denied)");
+	sbpl_model_free(m);
+	sbpl_model_free(n);
+	sbpl_model_free(d);
+}
+
+/* /Users/x and /System/Volumes/Data/Users/x are one file (firmlinks). */
+static void firmlinks(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/System/Volumes/Data/Users/u\"))\n"
+				     "(deny file-write* (subpath \"/Users/u/.git\"))\n");
+	struct sbpl_model *r = parse(HEAD "(allow file-write* (subpath \"/System/Volumes/Data/Users/u\"))\n"
+				     "(deny file-write* (regex #\"^(/System/Volumes/Data)?/Users/u/\\.git(/.*)?$\"))\n");
+
+	t_ok(m && FS(m, "file-write-create", "/System/Volumes/Data/Users/u/.git/x") == 1 &&
+	     FS(m, "file-write-create", "/Users/u/.git/x") == 1,
+	     "firmlinks: a deny on one spelling leaves the other (allowed either way)");
+	t_ok(r && FS(r, "file-write-create", "/System/Volumes/Data/Users/u/.git/x") == 0 &&
+	     FS(r, "file-write-create", "/Users/u/.git/x") == 0,
+	     "firmlinks: a deny on both spellings holds");
+	t_ok(r && FS(r, "file-write-create", "/Users/u/f") == 1,
+	     "firmlinks: the allow on the data volume's spelling reaches /Users too");
+	sbpl_model_free(m);
+	sbpl_model_free(r);
+}
+
+/* Two paths: every reading, allowed when one allows (MODEL.md). */
+static void moves(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (subpath \"/w/p\"))\n"
+				     "(deny file-clone (subpath \"/w/secret\"))\n");
+	struct sbpl_model *all = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				       "(deny file-write* (subpath \"/w/p\"))\n(deny file-link)\n"
+				       "(deny file-clone)\n");
+	struct sbpl_query q = {.order = SBPL_ORDER_SPECIFIC_FIRST};
+
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/a", "/w/b") == 1 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/a", "/w/p") == 0 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/p", "/w/a") == 0,
+	     "rename: unlink of the source and create of the target");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_EXCHANGE, "/w/p", "/w/a") == 0 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_EXCHANGE, "/w/a", "/w/b") == 1,
+	     "exchange: denied when either path is");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_LINK, "/w/p/f", "/w/l") == 1,
+	     "link: a deny on the existing file's writes does not stop a link of it (file-link "
+	     "checked on the new name in one reading)");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_CLONE, "/w/secret/k", "/w/c") == 1,
+	     "clone: a file-clone deny on the source is not relied on (checked on the new name "
+	     "in one reading)");
+	t_ok(all && sbpl_model_decide_move(all, &q, SBPL_MOVE_LINK, "/w/p/f", "/w/l") == 0 &&
+	     sbpl_model_decide_move(all, &q, SBPL_MOVE_CLONE, "/w/secret/k", "/w/c") == 0,
+	     "a link or clone denied everywhere is denied in every reading");
+	sbpl_model_free(m);
+	sbpl_model_free(all);
+}
+
 int main(void)
 {
 	last_match();
@@ -387,5 +460,8 @@ int main(void)
 	errors();
 	prefixes();
 	folding();
+	not_applying();
+	firmlinks();
+	moves();
 	return t_done();
 }
