@@ -22,6 +22,10 @@
  *           (global-name S) (global-name-prefix S) (socket-domain AF_NAME)
  *           (sysctl-name S) (sysctl-name-prefix S) (extension S)
  *           (ipc-posix-name S) (ipc-posix-name-prefix S) (ipc-posix-name-regex S)
+ *           (path S) (vnode-type T) (iokit-registry-entry-class S)
+ *           (iokit-user-client-class S) (local-name S) (socket-protocol N)
+ *   modifiers: (with message "..."), (with report), (with no-report),
+ *           (with no-sandbox) (the peers' /bin/ps exception; never ours)
  *   S: "string", #"regex", (param "NAME"), (string-append S...)
  *
  * Ownership: a model is freed with sbpl_model_free(); it copies what it
@@ -77,6 +81,10 @@ struct sbpl_query {
 	enum sbpl_target target; /* signal, process-info* */
 	const char *socket_domain; /* system-socket: "AF_UNIX", "AF_INET"... */
 	const char *sysctl_name;   /* sysctl-read, sysctl-write: "kern.procargs2" */
+	const char *vnode_type;    /* file operations: "CHARACTER-DEVICE", "REGULAR-FILE"... */
+	const char *iokit_class;   /* iokit-open: the registry entry or user client class */
+	const char *local_name;    /* mach-lookup of a name in the process's own namespace */
+	int socket_protocol;       /* system-socket: the protocol, 0: none asked */
 	const char *ipc_name;      /* ipc-posix-*: the object's name */
 	/* The sandbox extensions the process holds (a pty opened in the
 	 * sandbox carries "com.apple.sandbox.pty" for its terminal). */
@@ -97,6 +105,9 @@ struct sbpl_query {
 	unsigned fs_fold;
 	const char *const *fs_names;
 	size_t n_fs_names;
+	/* Only path as spelled: no stored spelling, none across a firmlink
+	 * (what a native test that used this spelling observed). */
+	bool as_spelled;
 };
 
 /* Parse text, with (param "NAME") taken from params.  0 and *out, or

@@ -214,6 +214,8 @@ static const struct flt_name path_names[] = {
 	{"sysctl-name", SBPL_FLT_SYSCTL}, {"sysctl-name-prefix", SBPL_FLT_SYSCTL_PREFIX},
 	{"ipc-posix-name", SBPL_FLT_IPC}, {"ipc-posix-name-prefix", SBPL_FLT_IPC_PREFIX},
 	{"ipc-posix-name-regex", SBPL_FLT_IPC_REGEX}, {"extension", SBPL_FLT_EXTENSION},
+	{"path", SBPL_FLT_LITERAL}, {"iokit-registry-entry-class", SBPL_FLT_IOKIT},
+	{"iokit-user-client-class", SBPL_FLT_IOKIT}, {"local-name", SBPL_FLT_LOCAL_NAME},
 };
 
 int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f)
@@ -242,6 +244,18 @@ int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 		return flt_target(c, n, f);
 	if (!strcmp(h, "socket-domain"))
 		return flt_domain(c, n, f);
+	if (!strcmp(h, "vnode-type") || !strcmp(h, "socket-protocol")) {
+		bool vn = h[0] == 'v';
+
+		f->kind = vn ? SBPL_FLT_VNODE : SBPL_FLT_SOCKET_PROTO;
+		if (n->n_kids != 2 || n->kids[1].kind != (vn ? SBPL_NODE_SYMBOL : SBPL_NODE_INT))
+			return sbpl_model_fail(c, n->pos, "%s takes one %s", h, vn ? "type" : "number");
+		if (!vn) {
+			f->port = (int)n->kids[1].num;
+			return 0;
+		}
+		return (f->str = strdup(n->kids[1].text)) ? 0 : -ENOMEM;
+	}
 	if (!strcmp(h, "local") || !strcmp(h, "remote"))
 		return sbpl_model_net_parse(c, n, f);
 	return sbpl_model_fail(c, n->pos, "unknown filter %s", h);

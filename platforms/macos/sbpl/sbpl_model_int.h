@@ -34,6 +34,10 @@ enum sbpl_flt_kind {
 	SBPL_FLT_IPC_PREFIX,    /* (ipc-posix-name-prefix S) */
 	SBPL_FLT_IPC_REGEX,     /* (ipc-posix-name-regex S) */
 	SBPL_FLT_EXTENSION,     /* (extension S): the process holds extension str */
+	SBPL_FLT_VNODE,         /* (vnode-type TYPE): the file's type */
+	SBPL_FLT_IOKIT,         /* (iokit-registry-entry-class S), (iokit-user-client-class S) */
+	SBPL_FLT_LOCAL_NAME,    /* (local-name S): a mach service in the process's own namespace */
+	SBPL_FLT_SOCKET_PROTO,  /* (socket-protocol N) of system-socket */
 };
 
 #define SBPL_PROTO_BIT(p) (1u << (p))

@@ -114,6 +114,14 @@ bool sbpl_model_flt_eval(const struct sbpl_flt *f, const struct sbpl_query *q, b
 		return name_match(f, q->ipc_name, na);
 	case SBPL_FLT_EXTENSION: /* the process's own: it always applies */
 		return extension_held(f, q);
+	case SBPL_FLT_VNODE:
+		return name_match(f, q->vnode_type, na);
+	case SBPL_FLT_IOKIT:
+		return name_match(f, q->iokit_class, na);
+	case SBPL_FLT_LOCAL_NAME:
+		return name_match(f, q->local_name, na);
+	case SBPL_FLT_SOCKET_PROTO:
+		return q->socket_protocol ? q->socket_protocol == f->port : na;
 	}
 	return false;
 }

@@ -106,7 +106,7 @@ int sbpl_model_decide_why(const struct sbpl_model *m, const struct sbpl_query *q
 	long pos;
 	int rc = sbpl_model_decide_spelling(m, q, rule_pos), k;
 
-	if (rc != 0 || !q->path)
+	if (rc != 0 || !q->path || q->as_spelled)
 		return rc;
 	/* 1: stored (folding); 2, 3: across a firmlink, of 0 and of 1 */
 	if (q->fs_fold)
