@@ -400,8 +400,8 @@ void platform_limits_observe(struct launch *l, struct limit_report *r)
  * when it cannot be read, enforcement.denials_reported stays false and
  * no denial is guessed from output.  A Seatbelt denial does not stop the
  * run (the operation fails with EPERM): never enforcement_denied here.
- * The private temp directory goes now, while the runtime root is still
- * leased. */
+ * A per-run private temp directory goes now (the runtime root's tmp/ is
+ * the root's, and stays). */
 int platform_release(struct launch *l, struct denials *d)
 {
 	struct plan *p;
@@ -411,7 +411,8 @@ int platform_release(struct launch *l, struct denials *d)
 	p = l->plan;
 	if (p->exe && unilog_denials(p->tag, p->started, d) == 0)
 		p->enf.denials_logged = true;
-	if (p->tmpdir) {
+	/* the per-run directory goes; the runtime root's tmp/ stays (RT-3) */
+	if (p->tmpdir && !p->tmpdir_borrowed) {
 		canon_tree_remove(p->tmpdir);
 		free(p->tmpdir);
 		p->tmpdir = NULL;

@@ -47,7 +47,8 @@ struct rlim_plan {
 struct plan {
 	const struct request *req; /* the core's; outlives the plan */
 	struct sbpl_profile prof;  /* sbpl_generate()'s */
-	char *tmpdir;              /* private per-run temp dir (owned, removed), or NULL */
+	char *tmpdir;              /* the command's temp dir (owned string), or NULL */
+	bool tmpdir_borrowed;      /* it is the runtime root's tmp/: never removed */
 	char *exe;                 /* the command, resolved (execvp's rules), or NULL */
 	int exe_errno;             /* why exe is NULL: ENOENT, EACCES, ... */
 	struct strv argv;          /* sandbox-exec -p TEXT -D K=V... -- exe args... */

@@ -11,8 +11,8 @@
  *     control file in the write root, the listener's port, the first
  *     absent protected component, no other-case spelling (the sim's
  *     volume keeps case), a file in a fresh directory outside;
- *   - the command's environment has TMPDIR (TMP, TEMP) naming the private
- *     temp directory, made inside the request's temp_dir, removed at release;
+ *   - the command's environment has TMPDIR (TMP, TEMP) naming the request's
+ *     temp_dir itself (the runtime root's tmp/, RT-3), which release leaves;
  *   - enforcement says "seatbelt-sim", denials not reported, names matched
  *     with normalization, the canary's three checks made;
  *   - policy paths: a write root that is a symlink, a deny_read below a
@@ -148,8 +148,8 @@ static void test_argv(void)
 		request_free(&req);
 		return;
 	}
-	t_ok(p->tmpdir && strncmp(p->tmpdir, tmpd, strlen(tmpd)) == 0 && p->tmpdir[strlen(tmpd)] == '/',
-	     "the private temp dir is inside the request's temp_dir (%s)", p->tmpdir);
+	t_ok(p->tmpdir && !strcmp(p->tmpdir, tmpd) && p->tmpdir_borrowed,
+	     "the temp dir is the request's temp_dir itself (RT-3: the root's tmp/) (%s)", p->tmpdir);
 	t_ok(p->tmpdir && env_of(p, "TMPDIR") && strcmp(env_of(p, "TMPDIR"), p->tmpdir) == 0 &&
 	     strcmp(env_of(p, "TMP"), p->tmpdir) == 0 && strcmp(env_of(p, "TEMP"), p->tmpdir) == 0,
 	     "TMPDIR, TMP and TEMP name it (the request's TMPDIR replaced)");
@@ -207,8 +207,8 @@ static void test_argv(void)
 
 		snprintf(keep, sizeof(keep), "%s", p->tmpdir);
 		platform_release(l, &d);
-		t_ok(access(keep, F_OK) < 0 && d.n == 0,
-		     "release removes the private temp dir, records no denial");
+		t_ok(access(keep, F_OK) == 0 && d.n == 0,
+		     "release leaves the root's tmp/ (RT-3), records no denial");
 	}
 	sbpl_profile_free(&want);
 	free(exe);

@@ -6,9 +6,10 @@
 #     started);
 #   - timeout: timed_out, and the command's process group is killed (a
 #     background sleeper it started is gone afterwards, checked by pid);
-#   - runtime roots: TMPDIR names a fresh directory in the root's tmp/,
-#     removed after the run; the root's lease is held while the command
-#     runs (flock -n on it fails from inside, where flock(1) exists);
+#   - runtime roots: TMPDIR names the root's tmp/ itself (RT-3), which
+#     stays after the run with what the command left; the root's lease is
+#     held while the command runs (flock -n on it fails from inside, where
+#     flock(1) exists);
 #   - fail closed: a symlinked write root, a stated pids limit and (posix-sim
 #     only: its sandbox-exec simulates them) a profile sandbox-exec refuses
 #     and a sandbox-exec that hangs before the command (10 s) are
@@ -101,9 +102,9 @@ lease_cmd='echo "$TMPDIR"; touch "$TMPDIR/f"; for l in '"$area"'/rt/*.lease; do 
 req rt "[\"sh\",\"-c\",\"$(printf '%s' "$lease_cmd" | sed 's/"/\\"/g')\"]" '' ",\"runtime\":{\"parent\":\"$area/rt\"}"
 root=$(j "$area/rt.json" 'o["runtime"]["root"]' 2>/dev/null)
 tmpd=$(j "$area/rt.json" 'o["stdout"].splitlines()[0]' 2>/dev/null)
-check '[ -n "$root" ] && case "$tmpd" in "$root"/tmp/sandproof-run.*) true;; *) false;; esac' \
-	"TMPDIR is a per-run directory in the runtime root's tmp/ ($tmpd)"
-check '[ -n "$tmpd" ] && [ ! -e "$tmpd" ] && [ -d "$root/tmp" ]' "the per-run TMPDIR is removed after the run"
+check '[ -n "$root" ] && [ "$tmpd" = "$root/tmp" ]' \
+	"TMPDIR is the runtime root's tmp/ itself, RT-3 ($tmpd)"
+check '[ -n "$tmpd" ] && [ -f "$tmpd/f" ]' "the root's tmp/ stays after the run, with the command's file in it"
 leased=$(j "$area/rt.json" 'o["stdout"].splitlines()[1]' 2>/dev/null)
 case $leased in
 noflock) skip "no flock(1) here: the lease is not checked from inside" ;;
