@@ -48,8 +48,8 @@ static bool case_insensitive(const char *dir, bool writable)
 }
 #else
 /* No pathconf name for it: in a writable directory, a fresh empty file
- * looked up in the other case; elsewhere, sensitive (Linux's own file
- * systems are). */
+ * (a random name) looked up in the other case; elsewhere, sensitive
+ * (Linux's own file systems are). */
 static bool case_insensitive(const char *dir, bool writable)
 {
 	char probe[PATH_MAX], other[PATH_MAX];
@@ -69,8 +69,11 @@ static bool case_insensitive(const char *dir, bool writable)
 	for (size_t i = base; other[i]; i++)
 		other[i] = (char)(isupper((unsigned char)other[i]) ? tolower((unsigned char)other[i])
 								  : toupper((unsigned char)other[i]));
+	/* The other-case name exists only if the volume takes it to be the
+	 * fresh one (FUSE file systems give each lookup its own inode number,
+	 * so the numbers cannot be compared). */
 	if (lstat(probe, &a) == 0 && lstat(other, &b) == 0)
-		folds = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		folds = a.st_dev == b.st_dev;
 	unlink(probe);
 	return folds;
 }

@@ -22,6 +22,10 @@
 #     command's marker is absent, and what the canary made is gone from the
 #     host (the protected name, the outside directory); with network allow
 #     no loopback check is made;
+#   - a case-insensitive volume (the posix-sim as root: exFAT through FUSE
+#     on a loop device, unmounted and detached after): name_matching
+#     "case+normalization", the canary also creates the protected name's
+#     other-case spelling, and the refusal names both;
 #   - honesty: backend "seatbelt-sim" and denials_reported false in the
 #     posix-sim, whose doctor says SIMULATION and exits 1; "seatbelt" on
 #     macOS, where a write outside the write root must also be absent from
@@ -36,7 +40,15 @@ ref=$1 sp=$2 base=$3
 # refuses (macOS's are /private/tmp and /private/var); not the build tree,
 # which may lie below /tmp.
 area=$(mktemp -d "$base/sp-seatbelt-run.XXXXXX") || exit 1
-trap 'rm -rf "$area"' EXIT
+loopdev=
+cleanup() {
+	if [ -n "$loopdev" ]; then
+		umount "$area/exfat" 2>/dev/null
+		losetup -d "$loopdev" 2>/dev/null
+	fi
+	rm -rf "$area"
+}
+trap cleanup EXIT
 mkdir "$area/ws" "$area/hosttmp"
 # The runner's own temp directory, where a run without a runtime root gets
 # its private TMPDIR (canonical here; /tmp is refused by the generator).
@@ -156,6 +168,30 @@ if [ $sim -eq 1 ]; then
 	det=$(j "$area/canary_net.json" 'o["setup_error"]["detail"]' 2>/dev/null)
 	check '[ "$(j $area/canary_net.json o[\"kind\"])" = sandbox_setup_failure ] && case $det in *connected*) false;; *"created $area/ws/.git"*) true;; *) false;; esac && [ ! -e "$marker" ]' \
 		"with network allow: no loopback check, the protected name still refuses the run ($det)"
+fi
+
+# ---- a case-insensitive volume (posix-sim, root: exFAT through FUSE) -------------
+if [ $sim -eq 1 ] && [ "$(id -u)" = 0 ] && command -v mkfs.exfat >/dev/null &&
+	command -v mount.exfat-fuse >/dev/null && [ -e /dev/fuse ] &&
+	truncate -s 32M "$area/exfat.img" && mkfs.exfat "$area/exfat.img" >/dev/null 2>&1 &&
+	loopdev=$(losetup -f --show "$area/exfat.img" 2>/dev/null) && mkdir "$area/exfat" &&
+	mount.exfat-fuse "$loopdev" "$area/exfat" >/dev/null 2>&1; then
+	mkdir "$area/exfat/ws"
+	ci_req() {
+		printf '{"version":1,"command":["touch","%s"],"cwd":"%s/exfat/ws","env":{%s%s},"profile":{"filesystem":{"allow_temp":false,"write_roots":[{"root":"%s/exfat/ws"}]}}}' \
+			"$marker" "$area" "$PATHS" "$2" "$area" >"$area/$1.req"
+		"$ref" run --request "$area/$1.req" >"$area/$1.json" 2>"$area/$1.err"
+	}
+	ci_req ci_ok ''
+	check '[ "$(j $area/ci_ok.json "o[\"kind\"]" "o[\"enforcement\"][\"seatbelt\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "success case+normalization loopback_connect,protected_create,protected_create_other_case,write_outside" ]' \
+		"a case-insensitive volume (exFAT): names matched with case and normalization, the canary also tries the other case"
+	rm -f "$marker"
+	ci_req ci_run ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/ci_run.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check 'case $det in *"created $area/exfat/ws/.git;"*"created $area/exfat/ws/.GIT;"*) true;; *) false;; esac && [ ! -e "$marker" ] && [ -z "$(ls -A "$area/exfat/ws")" ]' \
+		"... a stand-in that lets it through is refused naming .git and .GIT, and nothing is left ($det)"
+else
+	skip "a case-insensitive volume: needs the posix-sim as root with exfat-fuse, mkfs.exfat and /dev/fuse"
 fi
 
 # ---- doctor --------------------------------------------------------------------
