@@ -1,9 +1,12 @@
 #!/bin/sh
-# ci/deps.sh - install every build and test dependency on a fresh Debian
-# machine, or on macOS with Homebrew (below).  Idempotent and
-# non-interactive: installs only what is missing.
-# (chromium renders the HTML report in a browser test; peers are installed
-# separately by ci/peers.sh.)
+# ci/deps.sh [--build] - install every build and test dependency on a
+# fresh Debian machine, or on macOS with Homebrew (below).  Idempotent and
+# non-interactive: installs only what is missing.  --build: only what
+# building sandproof needs (the GitHub Action, ci/action.sh install).
+# (chromium renders the HTML report in a browser test; exfatprogs and
+# exfat-fuse make the case-insensitive workspace of the meta.casefold_*
+# scenarios, t:casefold_workspace; peers are installed separately by
+# ci/peers.sh.)
 set -eu
 
 # macOS: Homebrew's formulas.  lua is 5.4 (its lua5.4.pc is what CMake asks
@@ -26,10 +29,16 @@ if [ "$(uname -s)" = Darwin ]; then
 	exit 0
 fi
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev lua5.4 libseccomp-dev
-libcjson-dev libsqlite3-dev sqlite3 procps util-linux iproute2 git python3
+BUILD_PKGS="build-essential cmake pkg-config liblua5.4-dev libseccomp-dev
+libcjson-dev libsqlite3-dev"
+# man-db: test_man reads the man pages through man -l; python3-yaml:
+# ci/check_github.py loads the workflow and action.yml; ruby: ruby -c of
+# the Homebrew formula (packaging/tests/test_packaging.sh)
+PKGS="$BUILD_PKGS lua5.4 sqlite3 procps util-linux iproute2 git python3
+exfatprogs exfat-fuse
 chromium fonts-dejavu-core
-gcc-mingw-w64-x86-64 wine64 wine dpkg-dev tcl gpgv"
+gcc-mingw-w64-x86-64 wine64 wine dpkg-dev tcl gpgv man-db python3-yaml ruby"
+[ "${1:-}" != --build ] || PKGS=$BUILD_PKGS
 
 missing=""
 for p in $PKGS; do

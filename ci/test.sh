@@ -4,6 +4,9 @@
 #   1. as the calling user (root in CI),
 #   2. as an unprivileged user (when called as root: the user
 #      "sandproof-test" is created if needed and builds its own copy),
+#   then (as root) the .deb (ci/deb.sh): built with cpack, installed with
+#      dpkg -i, smoke and the fs area from /usr as root and unprivileged,
+#      removed with dpkg -r leaving nothing behind,
 #   3. under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   4. the posix bring-up platform (-DSANDPROOF_PLATFORM=posix, build-posix):
 #      its portable tests (ctest label "portable"), about a minute,
@@ -47,6 +50,13 @@ if [ "$(id -u)" -eq 0 ]; then
 		cmake -S '$unpriv_work' -B '$unpriv_work/build' >/dev/null
 		cmake --build '$unpriv_work/build' -j $jobs >/dev/null
 		cd '$unpriv_work/build' && ctest --output-on-failure -j 1"
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	echo "== the .deb: made by cpack, dpkg -i, run from /usr as root and unprivileged, dpkg -r"
+	sh ci/deb.sh "$here/build"
+else
+	echo "== the .deb: not tested (dpkg -i needs root)"
 fi
 
 echo "== tests under ASan + UBSan"

@@ -9,9 +9,15 @@
 #                    calling script exits (this sets its EXIT trap).
 # unpriv_sh SCRIPT   run the sh script text as that user, in a clean
 #                    environment whose HOME is $unpriv_work.
-unpriv_copy() {
+# unpriv_user_ensure only the user: create it if needed, set $unpriv_user
+#                    (ci/deb.sh, which needs no copy of the tree).
+unpriv_user_ensure() {
 	unpriv_user=sandproof-test
 	id "$unpriv_user" >/dev/null 2>&1 || useradd --system --create-home --shell /bin/sh "$unpriv_user"
+}
+
+unpriv_copy() {
+	unpriv_user_ensure
 	unpriv_work=$(mktemp -d /var/tmp/sandproof-unpriv.XXXXXX)
 	trap 'rm -rf "$unpriv_work"' EXIT
 	git -C "$1" ls-files -z | (cd "$1" && xargs -0 tar cf -) | tar xf - -C "$unpriv_work"

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "datadir.h"
 #include "host.h"
 #include "sandproof/prims.h"
 #include "sandproof/proc.h"
@@ -50,7 +51,7 @@ static void add_cmd(cJSON *o, const char *key, char *const argv[])
  * comma list, or NULL for every adapter there is. */
 static void runner_versions(const struct scen_paths *p, const char *runners, cJSON *out)
 {
-	lua_State *L = host_new(p->harness);
+	lua_State *L = p->harness ? host_new(p->harness) : NULL;
 	char list[512], path[4096], *save = NULL;
 	DIR *d;
 	struct dirent *de;
@@ -114,8 +115,19 @@ char *envinfo_json(const struct scen_paths *p, const char *runners)
 	cJSON_AddNumberToObject(o, "uid", getuid());
 	prims_host_facts(add_fact, o);
 	cJSON_AddStringToObject(o, "harness_version", SANDPROOF_VERSION);
-	add_cmd(o, "git_revision", (char *[]){"git", "-C", SANDPROOF_SOURCE_DIR, "rev-parse",
-					      "--short", "HEAD", NULL});
+	/* the revision of these programs: the build tree's HEAD, or what the
+	 * installed copy was built from - an installed copy never asks the
+	 * build tree */
+	if (datadir_get()->layout == DATADIR_BUILD) {
+		add_cmd(o, "git_revision", (char *[]){"git", "-C", SANDPROOF_SOURCE_DIR, "rev-parse",
+						      "--short", "HEAD", NULL});
+	} else {
+		char rev[64];
+
+		datadir_installed_revision(rev, sizeof(rev));
+		cJSON_AddStringToObject(o, "git_revision", rev);
+	}
+	cJSON_AddItemToObject(o, "data", datadir_json());
 	rv = cJSON_AddObjectToObject(o, "runners");
 	runner_versions(p, runners, rv);
 	out = cJSON_PrintUnformatted(o);

@@ -1,6 +1,7 @@
 /* envinfo.h - the environment fingerprint recorded with every run:
  * kernel, arch, user, the sysctls that gate user namespaces, Landlock ABI,
- * seccomp notification support, git revision and runner versions. */
+ * seccomp notification support, git revision, runner versions, and where
+ * the programs found their data ("data", datadir.h). */
 #ifndef SANDPROOF_ENVINFO_H
 #define SANDPROOF_ENVINFO_H
 

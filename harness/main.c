@@ -24,6 +24,7 @@
 
 #include "sandproof/store.h"
 #include "child.h"
+#include "datadir.h"
 #include "envinfo.h"
 #include "explore.h"
 #include "sandproof/report_cli.h"
@@ -64,7 +65,8 @@ static const char usage[] =
 "       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenario is stopped\n"
 "       and cleaned up, the results so far kept; exit 128 + the signal.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
-"env    the environment fingerprint recorded with every run.\n"
+"env    the environment fingerprint recorded with every run, and where\n"
+"       the data below was found (\"data\").\n"
 "report renders a database (HTML matrix, JUnit XML, Markdown, TAP).\n"
 "diff   lists verdicts that got worse, better, added, removed; exit 1 on a\n"
 "       regression.  baseline writes the readable export diff compares against.\n"
@@ -79,38 +81,21 @@ static const char usage[] =
 "       or a result could not be recorded (as for run).\n"
 "\n"
 "Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
-"the negative control).\n";
+"the negative control).\n"
+"\n"
+"Data: the Lua libraries, runner adapters and scenarios, sandproof-ref and\n"
+"the probe are found relative to this executable: in its build tree, the\n"
+"source tree's; installed, PREFIX/share/sandproof, PREFIX/bin and\n"
+"PREFIX/libexec/sandproof.  SANDPROOF_HARNESS_DIR, SANDPROOF_SCENARIOS,\n"
+"SANDPROOF_REF and SANDPROOF_PROBE override each.\n";
 
 static struct scen_paths paths;
-static char exe_dir[PATH_MAX];
 
 static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "sandproof: %s%s%s\nTry 'sandproof --help'.\n", msg,
 		arg ? " " : "", arg ? arg : "");
 	return EXIT_USAGE;
-}
-
-/* Binaries next to ours; Lua and scenarios from the source tree (or the
- * environment, for an installed copy). */
-static void paths_init(void)
-{
-	static char ref[PATH_MAX + 32], probe[PATH_MAX + 32];
-	const char *self = prims_self_exe();
-	char *slash;
-
-	snprintf(exe_dir, sizeof(exe_dir), "%s", self ? self : "");
-	slash = strrchr(exe_dir, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(ref, sizeof(ref), "%s/sandproof-ref" SP_EXE_SUFFIX, exe_dir);
-	snprintf(probe, sizeof(probe), "%s/sandproof-probe" SP_EXE_SUFFIX, exe_dir);
-	paths.ref = getenv("SANDPROOF_REF") ? getenv("SANDPROOF_REF") : ref;
-	paths.probe = getenv("SANDPROOF_PROBE") ? getenv("SANDPROOF_PROBE") : probe;
-	paths.harness = getenv("SANDPROOF_HARNESS_DIR") ? getenv("SANDPROOF_HARNESS_DIR")
-							: SANDPROOF_SOURCE_DIR "/harness";
-	paths.scenarios = getenv("SANDPROOF_SCENARIOS") ? getenv("SANDPROOF_SCENARIOS")
-							: SANDPROOF_SOURCE_DIR "/scenarios";
 }
 
 /* The sandbox replaces /tmp with a private one, so a probe built under /tmp
@@ -196,7 +181,8 @@ static int cmd_env(void)
 		return EXIT_INTERNAL;
 	envinfo_print(env, stdout);
 	free(env);
-	return 0;
+	/* printed either way: "data" says where it looked */
+	return datadir_missing() < 0 ? EXIT_USAGE : 0;
 }
 
 static char *runners_split(char *list, char **names, size_t max, size_t *n)
@@ -401,7 +387,9 @@ static int cmd_run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	prims_self_exe_init(argc > 0 ? argv[0] : NULL);
-	paths_init();
+	/* Lua, adapters, scenarios, ref and probe: relative to our own
+	 * executable, or from the environment (datadir.h) */
+	datadir_init(prims_self_exe(), &paths);
 	if (argc < 2)
 		return usage_error("no command given", NULL);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -420,6 +408,9 @@ int main(int argc, char **argv)
 	/* Everything a scenario starts stays our descendant, so nothing can
 	 * escape the tree kill after a scenario's timeout. */
 	proc_init();
+	if ((!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke") ||
+	     !strcmp(argv[1], "explore") || !strcmp(argv[1], "list")) && datadir_missing() < 0)
+		return EXIT_USAGE;
 	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "smoke") ||
 	    !strcmp(argv[1], "explore")) {
 		/* both run scenarios: the probe must be visible in the sandbox */

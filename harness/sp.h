@@ -48,6 +48,7 @@ int sp_mkdtemp_claimed_fd(const char *prefix, char *out, size_t outlen, int *cla
 void sp_util_register(lua_State *L);  /* sp_util.c */
 void sp_proc_register(lua_State *L);  /* sp_proc.c: spawn, hold, fault, swap, census */
 void sp_lab_register(lua_State *L);   /* sp_lab.c: network lab */
+void sp_cfvol_register(lua_State *L); /* sp_cfvol.c: case-insensitive volume */
 void sp_coproc_register(lua_State *L); /* sp_coproc.c: sp.coproc (POSIX only) */
 
 #endif

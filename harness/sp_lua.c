@@ -1,5 +1,5 @@
 /* sp_lua.c - luaopen_sp: the `sp` module as one table, assembled from the
- * groups in sp_util.c, sp_proc.c and sp_lab.c. */
+ * groups in sp_util.c, sp_proc.c, sp_lab.c, sp_cfvol.c and sp_coproc.c. */
 #include <lauxlib.h>
 
 #include "host.h"
@@ -11,6 +11,7 @@ int luaopen_sp(lua_State *L)
 	sp_util_register(L);
 	sp_proc_register(L);
 	sp_lab_register(L);
+	sp_cfvol_register(L);
 #ifndef _WIN32
 	sp_coproc_register(L);
 #endif

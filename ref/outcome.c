@@ -52,11 +52,10 @@ static void write_enforcement_windows(struct jw *w, const struct enforcement *e)
 	jw_obj_close(w);
 }
 
-/* OUT-4 on macOS: how names are matched, and what the canary checked. */
+/* OUT-4 on macOS: what the canary checked. */
 static void write_enforcement_seatbelt(struct jw *w, const struct enforcement *e)
 {
 	jw_obj_open(w, "seatbelt");
-	jw_str(w, "name_matching", e->seatbelt.name_matching ? e->seatbelt.name_matching : "bytes");
 	jw_arr_open(w, "canary");
 	for (size_t i = 0; i < e->seatbelt.n_canary; i++)
 		jw_str(w, NULL, e->seatbelt.canary[i]);
@@ -78,6 +77,10 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 	jw_bool(w, "no_new_privs", e->no_new_privs);
 	jw_bool(w, "caps_dropped", e->caps_dropped);
 	jw_int(w, "landlock_abi", e->landlock_abi);
+	if (e->name_matching)
+		jw_str(w, "name_matching", e->name_matching);
+	else
+		jw_null(w, "name_matching");
 	if (e->windows.applied)
 		write_enforcement_windows(w, e);
 	if (e->seatbelt.applied)

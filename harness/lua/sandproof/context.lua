@@ -59,7 +59,7 @@ function M.new(sc, runner_name, opts)
     outside = tmp .. "/outside", runner = adapter, runner_name = runner_name,
     seed = opts.seed or 1, paths = opts.paths, evidence = {},
     power = { attempts = 0, windows = 0, min = 0 }, _labs = {}, _swappers = {},
-    _ctx = {},
+    _volumes = {}, _ctx = {},
   }, T)
   -- opts.bare (sandproof explore, which lays out universes of its own):
   -- only the temp directories, no workspace or outsides in them
@@ -483,6 +483,36 @@ function T:lab(opts)
   return l
 end
 
+-- The workspace moved onto a case-insensitive volume (sp.casefold_volume:
+-- Linux, exFAT through FUSE on a loop device, in this scenario process's
+-- own mount namespace; torn down by finish(), or by the kernel when the
+-- process tree dies).  t.ws becomes a fresh git workspace on it, laid out
+-- as the default one; the profiles follow t.ws.  A name made there is
+-- checked to be found under another case before it is returned.  Verdict
+-- unsupported where the OS has no such primitive, skip (with the reason)
+-- where this host cannot make one (not root, no FUSE, no exFAT tools).
+-- Returns the workspace and the volume's directory (t.ws's parent).
+local HOST_LACKS = { EPERM = true, EACCES = true, ENOENT = true, ENODEV = true }
+function T:casefold_workspace()
+  self:need_primitive("casefold_volume")
+  local dir = self.tmp .. "/cfvol"
+  if not sp.exists(dir) then assert(sp.mkdir(dir)) end
+  local v, err, ename = sp.casefold_volume { dir = dir, image = self.tmp .. "/cfvol-" .. (#self._volumes + 1) .. ".img" }
+  if not v then
+    if HOST_LACKS[ename] then self:skip("no case-insensitive volume on this host: " .. tostring(err)) end
+    self:error("could not make a case-insensitive volume: " .. tostring(err))
+  end
+  self._volumes[#self._volumes + 1] = v
+  local ws = dir .. "/ws"
+  git_workspace(ws)
+  if not (sp.exists(ws .. "/.git/hooks") and sp.exists(ws .. "/.GIT/HOOKS") and sp.exists(ws .. "/readme")) then
+    self:error("the workspace on " .. v:device() .. " does not match names case-insensitively")
+  end
+  self:note("note", "workspace " .. ws .. " on a case-insensitive exFAT volume (" .. v:device() .. ")")
+  self.ws = ws
+  return ws, dir
+end
+
 -- sp.census, the scenario's temp directory the default `temp`.
 local CENSUS_KEYS = check.set { "marker", "mounts", "locks", "temp" }
 function T:census(opts)
@@ -535,7 +565,13 @@ function T:finish()
   require("sandproof.sessions").finish(self)
   for _, s in ipairs(self._swappers) do pcall(s.stop, s) end
   for _, l in ipairs(self._labs) do pcall(l.destroy, l) end
-  self._swappers, self._labs = {}, {}
+  -- Volumes last: nothing of the run may still be inside (their end
+  -- waits for the mount and the loop device to go, bounded).
+  for _, v in ipairs(self._volumes) do
+    local ok, why = v:close()
+    if not ok then self:note("note", "residue: " .. tostring(why)) end
+  end
+  self._swappers, self._labs, self._volumes = {}, {}, {}
   if self.tmp then sp.rmtree(self.tmp) end
   if self.vtmp then sp.rmtree(self.vtmp) end
 end

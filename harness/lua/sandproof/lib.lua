@@ -138,6 +138,53 @@ function M.protected_create(t, target, attack, created)
   return "reported"
 end
 
+-- The entries of dir whose name equals name but for ASCII case, as they
+-- are spelled on disk: on a case-insensitive volume these ARE name, so a
+-- host oracle that lists them does not depend on how the volume answers a
+-- lookup.  {} when dir is absent.
+function M.case_spellings(dir, name)
+  local out = {}
+  for _, n in ipairs(sp.listdir(dir) or {}) do
+    if n:lower() == name:lower() then out[#out + 1] = n end
+  end
+  table.sort(out)
+  return out
+end
+
+-- What a failed positive control on a case-insensitive workspace
+-- (t:casefold_workspace) means: "volume_lost" when the workspace itself no
+-- longer answers (its FUSE daemon died: a runner removing a file under one
+-- spelling while the command holds it open under another makes exfat-fuse
+-- abort), else "control_failed".
+function M.casefold_control(t)
+  -- a listing asks the daemon; a lookup may be answered from the cache
+  local names, err = sp.listdir(t.ws)
+  if names then return "control_failed" end
+  t:note("note", "the workspace's volume no longer answers: " .. tostring(err))
+  return "volume_lost"
+end
+
+-- META-3 on a case-insensitive workspace (t:casefold_workspace): the
+-- attack creates target under other spellings; the verdict is exactly
+-- M.protected_create's for target (so the outcome must name target as the
+-- policy spells it), and the host keeps no entry that is target under any
+-- case (listed, not looked up).  The target must be absent before, under
+-- every spelling.
+function M.casefold_create(t, target, attack)
+  local dir, name = target:match("^(.*)/([^/]+)$")
+  if sp.exists(target) or #M.case_spellings(dir, name) > 0 then
+    t:error(target .. " exists (under some spelling) before the run")
+  end
+  local v = M.protected_create(t, target, attack)
+  if v == "control_failed" then return M.casefold_control(t) end
+  local left = M.case_spellings(dir, name)
+  if #left > 0 then
+    t:note("note", "left on the host in " .. dir .. ": " .. table.concat(left, " "))
+    return "created"
+  end
+  return v
+end
+
 -- NET-5 family check: in one probe, socket(AF_INET) and
 -- socket(AF_NETLINK, NETLINK_ROUTE) must work (positive control) and the
 -- `target` socket op (e.g. { "socket", "vsock", "stream" }) must fail with

@@ -33,7 +33,9 @@ int prims_errno_value(const char *name);
 int prims_signal_value(const char *name);
 
 /* The primitives a scenario may ask for, by name: "hold", "fault", "swap",
- * "swapper", "lab", "census", "private_mounts".  NULL when this OS has it,
+ * "swapper", "lab", "census", "private_mounts", "casefold_volume" (cfvol.h;
+ * on Linux whether this host can make one is known only when it is made:
+ * root, /dev/fuse, the exFAT tools).  NULL when this OS has it,
  * else the reason it has not ("no seccomp user notification in this
  * kernel").  Unknown names come back with a reason too. */
 const char *prims_lacks(const char *primitive);

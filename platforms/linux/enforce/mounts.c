@@ -1,5 +1,6 @@
 /* mounts.c - see mounts.h. */
 #include "mounts.h"
+#include "mounts_int.h"
 #include "policy_path.h"
 
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define MPLAN_MAX_TMPFS 8
 
 /* The device of the tmpfs holding the empty covers; set by mplan_apply()
  * in the sandbox's pid 1 and inherited by the command's process. */
@@ -210,14 +209,6 @@ int mplan_add_hides(struct mplan *p, const struct request *req, struct setup_err
 
 /* ---- the child side ------------------------------------------------------ */
 
-struct ctx {
-	int root;                      /* the new root, attached */
-	dev_t ours[MPLAN_MAX_TMPFS];   /* tmpfs mounts we made: safe to mkdir in */
-	size_t n_ours;
-	int hide;                      /* detached tmpfs holding "d" and "f" */
-	int tmp;                       /* our /tmp, made read-only at the end unless private_tmp */
-	struct setup_error *err;
-};
 
 /* The tmpfs options bounding a private temp file system of `bytes`
  * (tmp_bytes, shm_bytes: LIM-4): its size, and one inode per 4 KiB of it
@@ -315,6 +306,17 @@ static int target_open(struct ctx *c, const char *path, bool is_dir)
 	return cur;
 }
 
+int mounts_target_open(struct ctx *c, const char *path, bool is_dir)
+{
+	return target_open(c, path, is_dir);
+}
+
+int mounts_fail(struct setup_error *err, const char *step, const char *path, int e,
+		const char *detail)
+{
+	return fail(err, step, path, e, detail);
+}
+
 static int attach(struct ctx *c, int tree, const char *path, bool is_dir,
 		  int src, const char *what)
 {
@@ -351,6 +353,7 @@ static const char *op_step(enum mop_kind k)
 	case MOP_WRITE: return "mount_write";
 	case MOP_RO: return "mount_ro";
 	case MOP_PIN: return "mount_pin";
+	case MOP_ALIAS: return "mount_alias";
 	default: return "mount_hide";
 	}
 }
@@ -617,7 +620,9 @@ int mplan_apply(const struct mplan *p, struct setup_error *err)
 	    (rc = hide_build(&c)) < 0)
 		goto out;
 	for (size_t i = 0; i < p->n; i++)
-		if (src[i] >= 0 && (rc = apply_op(&c, &p->ops[i], src[i])) < 0)
+		if (src[i] >= 0 && (rc = p->ops[i].kind == MOP_ALIAS
+					 ? mounts_alias_apply(&c, &p->ops[i])
+					 : apply_op(&c, &p->ops[i], src[i])) < 0)
 			goto out;
 	if (!p->private_tmp && c.tmp >= 0) {
 		struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};

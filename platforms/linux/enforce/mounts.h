@@ -27,6 +27,10 @@ enum mop_kind {
 	MOP_RO,    /* bind the host path read-only at the same path */
 	MOP_PIN,   /* bind a directory onto itself: it cannot be renamed or removed */
 	MOP_HIDE,  /* cover the path with an empty, unreadable object */
+	MOP_ALIAS, /* every other spelling of the path's last component that
+		    * the volume finds but the kernel keeps as an object of
+		    * its own (FUSE that folds case, META-6): the path's mount
+		    * tree, as built, cloned onto it (mounts_alias.c) */
 };
 
 struct mop {
@@ -62,9 +66,25 @@ int mplan_add(struct mplan *p, enum mop_kind kind, const char *path, bool is_dir
  * 0 or -ENOMEM. */
 int mplan_pin_ancestors(struct mplan *p, const struct request *req, const char *path);
 
+/* META-6, FS-2, FS-3 (mounts_alias.c): on a volume that folds case while
+ * the kernel gives each spelling an object of its own (FUSE), a mount holds
+ * one spelling only, so `.GIT/HOOKS` would pass beside the read-only
+ * `.git/hooks`.  For every operation inside a write root, and every cover
+ * outside one, each component whose directory is such a volume gets a
+ * MOP_ALIAS (and, when nothing is mounted there yet, a pin, so the child
+ * can tell a spelling the kernel matched from one it did not).  How a
+ * directory matches names is decided through nc (namecase.h).  0, or
+ * -errno with err: a volume whose spellings cannot all be covered (a
+ * folding this runner does not list, a name not ASCII, too many
+ * spellings) is refused. */
+struct namecase_cache;
+int mplan_add_aliases(struct mplan *p, const struct request *req,
+		      struct namecase_cache *nc, struct setup_error *err);
+
 /* Put the operations in the order mplan_apply() must follow: write roots
- * and pins, then read-only binds, then covers, each shallowest first
- * (mounts_order.c says why).  Call once the plan is complete. */
+ * and pins, then read-only binds, then covers, each shallowest first, then
+ * aliases, deepest first (mounts_order.c says why).  Call once the plan is
+ * complete. */
 void mplan_order(struct mplan *p);
 
 /* In the sandbox's first process, after the uid/gid maps are written.

@@ -16,7 +16,10 @@
  * cover that bind and make its path writable again (a deny_write path
  * inside .git was, under the pin META-2 puts on .git).  Read-only binds
  * after every writable mount means read-only wins where policies nest; the
- * covers come last so a deny_read path stays hidden under any bind. */
+ * covers come last so a deny_read path stays hidden under any bind.
+ * Aliases (META-6) come after everything: each clones the tree built at
+ * its path onto the path's other spellings, so it must be complete, deeper
+ * aliases included - deepest first. */
 #include "mounts.h"
 #include "policy_path.h"
 
@@ -76,7 +79,7 @@ int mplan_pin_ancestors(struct mplan *p, const struct request *req, const char *
 
 static int op_rank(enum mop_kind k)
 {
-	return k == MOP_WRITE || k == MOP_PIN ? 0 : k == MOP_RO ? 1 : 2;
+	return k == MOP_WRITE || k == MOP_PIN ? 0 : k == MOP_RO ? 1 : k == MOP_HIDE ? 2 : 3;
 }
 
 static size_t depth_of(const char *path)
@@ -92,7 +95,12 @@ static bool goes_before(const struct mop *a, const struct mop *b)
 {
 	int ra = op_rank(a->kind), rb = op_rank(b->kind);
 
-	return ra != rb ? ra < rb : depth_of(a->path) < depth_of(b->path);
+	if (ra != rb)
+		return ra < rb;
+	/* An alias clones the tree built at its path, with every mount
+	 * beneath it, the deeper aliases among them: deepest first. */
+	return ra == 3 ? depth_of(a->path) > depth_of(b->path)
+		       : depth_of(a->path) < depth_of(b->path);
 }
 
 void mplan_order(struct mplan *p)

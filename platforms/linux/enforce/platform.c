@@ -44,6 +44,7 @@ struct plan {
 	struct limits_plan limits;
 	struct strv envp;
 	struct enforcement enf;
+	struct namecase_cache nc; /* how each volume matches names (META-6) */
 };
 
 struct launch {
@@ -133,8 +134,8 @@ static int protect_prepare(struct plan *p, struct setup_error *err)
 	for (size_t i = 0; i < req->n_write_roots; i++) {
 		struct protect_plan *pp = &p->protect[i];
 
-		rc = protect_plan(req->write_roots[i].root,
-				  &req->write_roots[i].protected_names, pp);
+		rc = protect_plan_nc(req->write_roots[i].root,
+				     &req->write_roots[i].protected_names, &p->nc, pp);
 		if (rc < 0) {
 			char step[96];
 
@@ -179,6 +180,9 @@ int platform_prepare(const struct request *req, struct plan **out,
 	if (rc == 0)
 		rc = mplan_add_hides(&p->mounts, req, err);
 	if (rc == 0)
+		rc = mplan_add_aliases(&p->mounts, req, &p->nc, err);
+	tm_mark("prepare: names");
+	if (rc == 0)
 		mplan_order(&p->mounts);
 	if (rc == 0 && env_build(req, &p->mounts, &p->envp) < 0)
 		rc = setup_err(err, "plan", ENOMEM, NULL);
@@ -194,6 +198,10 @@ int platform_prepare(const struct request *req, struct plan **out,
 	p->enf.net_ns = req->network == NET_DENY;
 	p->enf.seccomp = p->enf.no_new_privs = p->enf.caps_dropped = true;
 	p->enf.seccomp_notify = kfacts_seccomp_notify_offered() == 1;
+	/* META-6: what the plan decided, for the directories it looked
+	 * names up in (none when nothing is restricted). */
+	if (req->fs_kind == FS_RESTRICTED && req->n_write_roots)
+		p->enf.name_matching = p->nc.folded ? "case-insensitive" : "exact";
 	memcpy(p->enf.limits, p->limits.applied, sizeof(p->enf.limits));
 	/* Landlock is the second layer under the mounts: used whenever the
 	 * kernel has it and the filesystem is restricted.  Once chosen here a
@@ -490,14 +498,19 @@ int platform_pollfds(struct launch *l, struct pollfd *fds, int max)
 /* Turn monitor events into typed denials.  Returns 1 when the run must
  * stop: a protected name was created, or the monitor can no longer vouch
  * that none was (queue overflow, lost watch) - fail closed. */
-static int protect_drain(struct launch *l, struct denials *d, bool cleanup)
+enum drain { DRAIN_EVENTS, DRAIN_CLEANUP_RUNNING, DRAIN_CLEANUP };
+
+static int protect_drain(struct launch *l, struct denials *d, enum drain what)
 {
 	struct protect_event ev[PROTECT_EV_BATCH];
+	bool cleanup = what != DRAIN_EVENTS;
 	int stop = 0, n;
 
 	do {
-		n = cleanup ? protect_monitor_cleanup(l->mon, ev, PROTECT_EV_BATCH)
-			    : protect_monitor_service(l->mon, ev, PROTECT_EV_BATCH);
+		n = what == DRAIN_CLEANUP ? protect_monitor_cleanup(l->mon, ev, PROTECT_EV_BATCH)
+		    : what == DRAIN_CLEANUP_RUNNING
+			? protect_monitor_cleanup_running(l->mon, ev, PROTECT_EV_BATCH)
+			: protect_monitor_service(l->mon, ev, PROTECT_EV_BATCH);
 		for (int i = 0; i < n && i < PROTECT_EV_BATCH; i++) {
 			switch (ev[i].kind) {
 			case PROTECT_EV_CREATE:
@@ -539,8 +552,8 @@ int platform_service(struct launch *l, const struct pollfd *fds, int n,
 			/* Remove at once, while the sandbox is being stopped, to
 			 * keep the window in which the name exists on the host
 			 * short; release() sweeps again once nothing runs. */
-			if (protect_drain(l, d, false)) {
-				protect_drain(l, d, true);
+			if (protect_drain(l, d, DRAIN_EVENTS)) {
+				protect_drain(l, d, DRAIN_CLEANUP_RUNNING);
 				stop = 1;
 			}
 			continue;
@@ -569,8 +582,8 @@ int platform_release(struct launch *l, struct denials *d)
 	 * symlink), so it stays absent on the host (META-3). */
 	tm_mark("release");
 	if (l->mon) {
-		stop |= protect_drain(l, d, false);
-		stop |= protect_drain(l, d, true);
+		stop |= protect_drain(l, d, DRAIN_EVENTS);
+		stop |= protect_drain(l, d, DRAIN_CLEANUP);
 		tm_mark("release: monitor drained and swept");
 		protect_monitor_free(l->mon);
 		tm_mark("release: monitor freed");

@@ -58,6 +58,17 @@
  *   - Adding a watch goes through /proc/self/fd/N (the descriptor the walk
  *     checked, not the name), so /proc must be mounted in the runner.
  *
+ * Names are matched as the volume matches them (META-6, namecase.h): each
+ * watch entry carries how its parent's volume matches names, decided by
+ * protect_plan_nc() before anything runs; the monitor compares a created
+ * name with the protected one under that folding (.AGENTS is .agents on
+ * exFAT) and reports and descends under the protected paths' spelling;
+ * where each spelling is an object of its own in the kernel (FUSE) a
+ * directory made during the run is watched under every spelling (a watch
+ * holds one inode), and the removal waits until the command is gone
+ * (protect_monitor_cleanup_running).  Existing protected paths and pins
+ * are the mounts' (mounts_alias.c covers their other spellings).
+ *
  * Cleanup policy: protect_monitor_cleanup() removes every protected name
  * that exists now but was absent at plan time (the watch entries), with a
  * descriptor-relative walk that never follows a symlink, and reports each
@@ -77,6 +88,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "namecase.h"
 #include "sandproof/request.h"
 
 #define PROTECT_ERR_MAX 512
@@ -102,6 +114,7 @@ struct protect_watch {
 	char *name;   /* the missing (or non-directory) component */
 	char *suffix; /* the components after name, "" when name is the last */
 	char *target; /* the whole protected path, absolute */
+	struct namecase nc; /* how dir's volume matches names (META-6) */
 };
 
 struct protect_plan {
@@ -125,6 +138,13 @@ struct protect_plan {
  *   other -errno from the walk (EACCES, ENOMEM, EMFILE, ...). */
 int protect_plan(const char *root, const struct strv *names,
 		 struct protect_plan *out);
+/* The same, deciding how each watch parent's volume matches names through
+ * nc (namecase.h; the decisions of the run, shared with the mounts): a
+ * volume whose matching cannot be decided, or enforced for a name, makes it
+ * fail with -EOPNOTSUPP (or the probe's -errno), err saying why.
+ * protect_plan() is this with a cache of its own. */
+int protect_plan_nc(const char *root, const struct strv *names,
+		    struct namecase_cache *nc, struct protect_plan *out);
 void protect_plan_free(struct protect_plan *p);
 
 enum protect_ev_kind {
@@ -178,6 +198,18 @@ int protect_monitor_service(struct protect_mon *m, struct protect_event *ev,
  * removed and is still on the host.  Forgets the reported-path set. */
 int protect_monitor_cleanup(struct protect_mon *m, struct protect_event *ev,
 			    size_t max);
+
+/* The same while the command may still run (right at a violation, to keep
+ * the time a name stays on the host short), leaving out the entries on a
+ * volume whose spellings are separate kernel objects (FUSE, namecase.h):
+ * there a file removed under one spelling while the command holds it open
+ * under another reaches the daemon as the removal of an open file its
+ * open-file tracking (by path) does not know of, which exfat-fuse answers
+ * by aborting - the volume gone.  Those wait for protect_monitor_cleanup()
+ * once the command is gone (a block-device FUSE volume's RELEASE is
+ * synchronous, so nothing is open then). */
+int protect_monitor_cleanup_running(struct protect_mon *m, struct protect_event *ev,
+				    size_t max);
 
 /* End the monitor.  Every inotify mark is removed first (inotify_rm_watch,
  * synchronous: when this returns no watch of the run is on any inode), then

@@ -269,18 +269,31 @@ out:
 	free(comp);
 }
 
-int protect_monitor_cleanup(struct protect_mon *m, struct protect_event *ev,
-			    size_t max)
+static int clean_entries(struct protect_mon *m, struct protect_event *ev,
+			 size_t max, bool running)
 {
 	m->ev = ev;
 	m->ev_max = ev ? max : 0;
 	m->count = 0;
 	for (size_t i = 0; i < m->n_ent; i++)
-		clean_entry(m, &m->ent[i]);
+		if (!running || !m->node[m->ent[i].node].nc.separate)
+			clean_entry(m, &m->ent[i]);
 	/* What was removed may be created again, and that is a new
 	 * violation to report. */
 	mon_forget_seen(m);
 	m->ev = NULL;
 	m->ev_max = 0;
 	return m->count;
+}
+
+int protect_monitor_cleanup(struct protect_mon *m, struct protect_event *ev,
+			    size_t max)
+{
+	return clean_entries(m, ev, max, false);
+}
+
+int protect_monitor_cleanup_running(struct protect_mon *m, struct protect_event *ev,
+				    size_t max)
+{
+	return clean_entries(m, ev, max, true);
 }

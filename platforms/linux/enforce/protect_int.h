@@ -78,11 +78,16 @@ static inline int protect_grow(void *vp, size_t *cap, size_t n, size_t size)
 struct mon_node {
 	int wd;
 	bool is_static;
-	char *path; /* absolute, as of when the watch was added */
+	char *path; /* absolute, as of when the watch was added, spelled as
+		     * the protected paths spell it (META-6) */
+	char *spelled; /* dynamic: the path as looked up when it is another
+			* spelling of path (a separate object, namecase.h);
+			* NULL when it is path */
 	int fd;     /* static: O_PATH of the directory; dynamic: -1 */
 	size_t base;     /* dynamic: index of the static node it lies under */
 	dev_t dev;       /* dynamic: identity of the watched directory */
 	ino_t ino;
+	struct namecase nc; /* static: its plan's; dynamic: its base's */
 };
 
 /* One watch entry of a plan, kept for rescans and cleanup. */

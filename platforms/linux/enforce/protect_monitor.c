@@ -68,7 +68,7 @@ static struct mon_node *mon_find(struct protect_mon *m, int wd)
  * twice (moved away and back) keeps one node with its newest path.  Returns
  * the node index or -errno. */
 static int mon_watch(struct protect_mon *m, int fd, const char *path,
-		     bool is_static, size_t base)
+		     const char *spelled, bool is_static, size_t base)
 {
 	char proc[64];
 	struct mon_node *nd;
@@ -84,13 +84,18 @@ static int mon_watch(struct protect_mon *m, int fd, const char *path,
 	nd = mon_find(m, wd);
 	if (nd) {
 		if (!nd->is_static) {
-			char *s = strdup(path);
+			char *s = strdup(path), *sp = spelled ? strdup(spelled) : NULL;
 
-			if (!s)
+			if (!s || (spelled && !sp)) {
+				free(s);
 				return -ENOMEM;
+			}
 			free(nd->path);
+			free(nd->spelled);
 			nd->path = s;
+			nd->spelled = sp;
 			nd->base = base;
+			nd->nc = m->node[base].nc;
 		}
 		return (int)(nd - m->node);
 	}
@@ -105,19 +110,25 @@ static int mon_watch(struct protect_mon *m, int fd, const char *path,
 				 .base = base, .dev = st.st_dev,
 				 .ino = st.st_ino };
 	nd->path = strdup(path);
-	if (!nd->path)
+	nd->spelled = spelled ? strdup(spelled) : NULL;
+	if (!nd->path || (spelled && !nd->spelled)) {
+		free(nd->path);
+		free(nd->spelled);
 		goto nomem;
+	}
 	if (is_static) {
 		nd->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (nd->fd < 0) {
 			int e = errno;
 
 			free(nd->path);
+			free(nd->spelled);
 			inotify_rm_watch(m->ifd, wd);
 			return -e;
 		}
 		nd->base = m->n_node;
 	} else {
+		nd->nc = m->node[base].nc;
 		m->n_dynamic++;
 	}
 	return (int)m->n_node++;
@@ -134,6 +145,7 @@ static void mon_drop(struct protect_mon *m, struct mon_node *nd)
 	 * their indices (entries and dynamic nodes refer to them); a dropped
 	 * dynamic node is replaced by the last node, which is dynamic too. */
 	free(nd->path);
+	free(nd->spelled);
 	m->n_dynamic--;
 	m->node[i] = m->node[--m->n_node];
 }
@@ -180,11 +192,94 @@ static void mon_scan(struct protect_mon *m, size_t base, int dfd,
 	}
 }
 
-/* name, on the way to a protected path, appeared in the directory pfd.
- * Open it without following: a symlink there is a violation (through it
- * the protected path would resolve wherever the command chose), a
- * non-directory cannot hold the rest and is ignored (it will be seen again
- * if a directory is renamed over it), a directory is watched then scanned. */
+/* Every spelling of a directory, on a volume where each is an object of
+ * its own (META-6, namecase.h): the command may create the next component
+ * in any of them, and a watch holds one.  A spelling of path is a spelling
+ * of each of its components below the static base, looked up one by one. */
+struct spell_ctx {
+	struct protect_mon *m;
+	size_t base;
+	const char *path;   /* what is watched, as the protected paths spell it */
+	const char *rest;   /* its components after the one being spelled */
+	int dfd;            /* where that one is looked up */
+	char *spelled;      /* PROTECT_PATH_MAX: the spelled path so far */
+	size_t len;         /* its length before this component */
+	unsigned *budget;   /* lookups left; past it the watch is LOST */
+};
+
+static int mon_spell_one(void *vc, const char *s)
+{
+	struct spell_ctx *c = vc, d;
+	char comp[PROTECT_PATH_MAX];
+	size_t n;
+	int fd, r = 0;
+
+	if (!*c->budget) {
+		mon_emit(c->m, PROTECT_EV_LOST, E2BIG, c->path);
+		return 1;
+	}
+	(*c->budget)--;
+	fd = openat(c->dfd, s, WALK_FLAGS | O_DIRECTORY);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			mon_emit(c->m, PROTECT_EV_LOST, errno, c->path);
+		return 0;
+	}
+	snprintf(c->spelled + c->len, PROTECT_PATH_MAX - c->len, "/%s", s);
+	if (!*c->rest) {
+		r = mon_watch(c->m, fd, c->path, c->spelled, false, c->base);
+		if (r < 0)
+			mon_emit(c->m, PROTECT_EV_LOST, -r, c->path);
+		r = 0;
+	} else {
+		d = *c;
+		d.dfd = fd;
+		d.len = strlen(c->spelled);
+		n = strcspn(c->rest, "/");
+		snprintf(comp, sizeof(comp), "%.*s", (int)n, c->rest);
+		d.rest = c->rest + n + (c->rest[n] == '/');
+		r = namecase_spellings(comp, *c->budget, mon_spell_one, &d);
+		if (r == -E2BIG || r == -ENAMETOOLONG)
+			mon_emit(c->m, PROTECT_EV_LOST, -r, c->path);
+		r = r > 0;
+	}
+	c->spelled[c->len] = '\0';
+	close(fd);
+	return r;
+}
+
+#define SPELL_BUDGET 4096
+
+static void mon_watch_spellings(struct protect_mon *m, size_t base, const char *path)
+{
+	const struct mon_node *b = &m->node[base];
+	size_t off = protect_path_below(b->path, path), n;
+	char spelled[PROTECT_PATH_MAX], comp[PROTECT_PATH_MAX];
+	unsigned budget = SPELL_BUDGET;
+	struct spell_ctx c = {.m = m, .base = base, .path = path, .dfd = b->fd,
+			      .spelled = spelled, .budget = &budget};
+	int r;
+
+	if (!off || b->fd < 0)
+		return;
+	snprintf(spelled, sizeof(spelled), "%s", b->path);
+	c.len = strlen(spelled);
+	n = strcspn(path + off, "/");
+	snprintf(comp, sizeof(comp), "%.*s", (int)n, path + off);
+	c.rest = path + off + n + (path[off + n] == '/');
+	r = namecase_spellings(comp, budget, mon_spell_one, &c);
+	if (r == -E2BIG || r == -ENAMETOOLONG)
+		mon_emit(m, PROTECT_EV_LOST, -r, path);
+}
+
+/* name, on the way to a protected path, appeared in the directory pfd (it
+ * is path's last component as the volume matches names; path spells it as
+ * the protected paths do).  Open it without following: a symlink there is
+ * a violation (through it the protected path would resolve wherever the
+ * command chose), a non-directory cannot hold the rest and is ignored (it
+ * will be seen again if a directory is renamed over it), a directory is
+ * watched - under every spelling where each is an object of its own - then
+ * scanned. */
 static void mon_descend(struct protect_mon *m, size_t base, int pfd,
 			const char *path, const char *name)
 {
@@ -203,39 +298,64 @@ static void mon_descend(struct protect_mon *m, size_t base, int pfd,
 	} else if (S_ISLNK(st.st_mode)) {
 		mon_emit(m, PROTECT_EV_CREATE, 0, path);
 	} else if (S_ISDIR(st.st_mode)) {
-		r = mon_watch(m, fd, path, false, base);
-		if (r < 0)
+		r = mon_watch(m, fd, path, NULL, false, base);
+		if (r < 0) {
 			mon_emit(m, PROTECT_EV_LOST, -r, path);
-		else
+		} else {
+			if (m->node[base].nc.separate)
+				mon_watch_spellings(m, base, path);
 			mon_scan(m, base, fd, path);
+		}
 	}
 	close(fd);
 }
 
 /* name appeared in ppath.  The verdict is taken from the name alone, before
  * any lookup, so an object already removed again is still a violation.
+ * The name is compared with the protected paths' next component as the
+ * volume matches names (META-6: on a volume that folds case, .GIT is .git)
+ * and reported, and descended into, under the protected paths' spelling.
  * pfd < 0: the parent cannot be looked into (it moved away); only the
  * verdict by name is taken. */
 static void mon_arrive(struct protect_mon *m, size_t base, int pfd,
 		       const char *ppath, const char *name)
 {
-	bool below = false;
-	char *path;
+	unsigned fold = m->node[base].nc.fold;
+	char comp[PROTECT_PATH_MAX], *below;
+	size_t off, n, j;
 
-	path = protect_path_join(ppath, name);
-	if (!path) {
-		mon_emit(m, PROTECT_EV_LOST, ENOMEM, ppath);
-		return;
-	}
 	for (size_t i = 0; i < m->n_target; i++) {
-		if (strcmp(m->target[i], path) == 0)
-			mon_emit(m, PROTECT_EV_CREATE, 0, path);
-		else if (protect_path_below(path, m->target[i]))
-			below = true;
+		const char *t = m->target[i];
+
+		off = protect_path_below(ppath, t);
+		if (!off)
+			continue;
+		n = strcspn(t + off, "/");
+		snprintf(comp, sizeof(comp), "%.*s", (int)n, t + off);
+		if (!namecase_equal(fold, name, comp))
+			continue;
+		if (!t[off + n]) {
+			mon_emit(m, PROTECT_EV_CREATE, 0, t);
+			continue;
+		}
+		/* An ancestor: descended into once per spelling the
+		 * protected paths give it ("/r/.git" for .git/hooks and
+		 * .git/config alike). */
+		for (j = 0; j < i; j++)
+			if (strncmp(m->target[j], t, off + n) == 0 &&
+			    m->target[j][off + n] == '/' &&
+			    protect_path_below(ppath, m->target[j]))
+				break;
+		if (j < i || pfd < 0)
+			continue;
+		below = strndup(t, off + n);
+		if (!below) {
+			mon_emit(m, PROTECT_EV_LOST, ENOMEM, ppath);
+			continue;
+		}
+		mon_descend(m, base, pfd, below, name);
+		free(below);
 	}
-	if (below && pfd >= 0)
-		mon_descend(m, base, pfd, path, name);
-	free(path);
 }
 
 /* Reopen a dynamic node's directory by its path below its static base,
@@ -246,8 +366,9 @@ static void mon_arrive(struct protect_mon *m, size_t base, int pfd,
 static int mon_reopen(struct protect_mon *m, const struct mon_node *nd)
 {
 	const struct mon_node *b = &m->node[nd->base];
-	size_t off = protect_path_below(b->path, nd->path), n;
-	const char *c = nd->path + off;
+	const char *p = nd->spelled ? nd->spelled : nd->path;
+	size_t off = protect_path_below(b->path, p), n;
+	const char *c = p + off;
 	int dfd = b->fd, fd = -1;
 	struct stat st;
 	char *comp;
@@ -362,9 +483,10 @@ static int mon_add_entry(struct protect_mon *m, const struct protect_watch *w)
 			return -ENOMEM;
 		m->n_target++;
 	}
-	r = mon_watch(m, w->dir_fd, w->dir, true, 0);
+	r = mon_watch(m, w->dir_fd, w->dir, NULL, true, 0);
 	if (r < 0)
 		return r;
+	m->node[r].nc = w->nc;
 	e.node = (size_t)r;
 	e.name = strdup(w->name);
 	if (!e.name || asprintf(&e.rel, "%s%s%s", w->name,
@@ -509,6 +631,7 @@ void protect_monitor_free(struct protect_mon *m)
 		mon_release_group(m);
 	for (size_t i = 0; i < m->n_node; i++) {
 		free(m->node[i].path);
+		free(m->node[i].spelled);
 		if (m->node[i].fd >= 0)
 			close(m->node[i].fd);
 	}

@@ -32,6 +32,7 @@ static bool plan_name_valid(const char *name)
 struct plan_build {
 	struct protect_plan *p;
 	size_t cap_ro, cap_pin, cap_watch;
+	struct namecase_cache *nc;
 };
 
 /* Open the root by walking from "/" one component at a time: a symlink
@@ -136,13 +137,35 @@ static int plan_add_pin(struct plan_build *b, const char *path, int fd)
 	return 0;
 }
 
+/* META-6: how dir's volume matches names, and that the monitor can match
+ * every component still missing (name, then suffix's) as it does. */
+static int plan_watch_nc(struct plan_build *b, const char *dir, int dfd,
+			 const char *rest, struct namecase *nc)
+{
+	char comp[PROTECT_PATH_MAX];
+	int r;
+
+	r = namecase_probe(b->nc, dfd, dir, nc, b->p->err, sizeof(b->p->err));
+	for (const char *c = rest; r == 0 && *c;) {
+		size_t n = strcspn(c, "/");
+
+		snprintf(comp, sizeof(comp), "%.*s", (int)n, c);
+		r = namecase_check(nc, dir, comp, b->p->err, sizeof(b->p->err));
+		c += n + (c[n] == '/');
+	}
+	return r;
+}
+
 static int plan_add_watch(struct plan_build *b, const char *dir, int dfd,
 			   const char *name, const char *suffix,
 			   const char *target)
 {
 	struct protect_plan *p = b->p;
 	struct protect_watch w = { 0 };
+	int r;
 
+	if ((r = plan_watch_nc(b, dir, dfd, name, &w.nc)) < 0)
+		return r;
 	if (protect_grow(&p->watch, &b->cap_watch, p->n_watch, sizeof(*p->watch)) < 0)
 		return -ENOMEM;
 	w.dir_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
@@ -295,7 +318,15 @@ static void plan_drop_ro_pins(struct protect_plan *p)
 int protect_plan(const char *root, const struct strv *names,
 		 struct protect_plan *out)
 {
-	struct plan_build b = { .p = out };
+	struct namecase_cache nc = { .n = 0 };
+
+	return protect_plan_nc(root, names, &nc, out);
+}
+
+int protect_plan_nc(const char *root, const struct strv *names,
+		    struct namecase_cache *nc, struct protect_plan *out)
+{
+	struct plan_build b = { .p = out, .nc = nc };
 	int rootfd, r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -320,6 +351,17 @@ int protect_plan(const char *root, const struct strv *names,
 	if (rootfd < 0) {
 		r = rootfd;
 		goto fail;
+	}
+	/* META-6: the root's volume decided first, so the outcome says how
+	 * it matches names even when every protected name exists. */
+	if (names->n) {
+		struct namecase rootnc;
+
+		r = namecase_probe(b.nc, rootfd, root, &rootnc, out->err, sizeof(out->err));
+		if (r < 0) {
+			close(rootfd);
+			goto fail;
+		}
 	}
 	for (size_t i = 0; i < names->n && r == 0; i++)
 		r = plan_walk_name(&b, rootfd, names->v[i]);

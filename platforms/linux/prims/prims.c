@@ -33,6 +33,7 @@ const char *prims_lacks(const char *primitive)
 {
 	static const char *const have[] = {
 		"swap", "swapper", "lab", "census", "private_mounts",
+		"casefold_volume", /* root and the tools: checked by cfvol_make */
 	};
 
 	for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++)

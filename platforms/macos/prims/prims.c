@@ -54,6 +54,7 @@ const char *prims_lacks(const char *primitive)
 		{"census", "the census reads the process table only "
 			   "(no mount or lock table), not a full residue census"},
 		{"private_mounts", "no private mount namespace"},
+		{"casefold_volume", "no case-insensitive volume to make here (cfvol.h)"},
 	};
 
 	return prims_lacks_find(lacks, sizeof(lacks) / sizeof(lacks[0]), primitive);

@@ -197,11 +197,11 @@ static void test_argv(void)
 	platform_enforcement(p, &e);
 	t_ok(strcmp(e.backend, "seatbelt-sim") == 0 && !e.denials_logged && !e.seccomp_notify,
 	     "enforcement: backend seatbelt-sim, denials not reported");
-	t_ok(e.seatbelt.applied && !strcmp(e.seatbelt.name_matching, "normalization") &&
+	t_ok(e.seatbelt.applied && !strcmp(e.name_matching, "normalization-insensitive") &&
 	     e.seatbelt.n_canary == 3 && !strcmp(e.seatbelt.canary[0], "loopback_connect") &&
 	     !strcmp(e.seatbelt.canary[1], "protected_create") &&
 	     !strcmp(e.seatbelt.canary[2], "write_outside"),
-	     "enforcement.seatbelt: normalization, the canary's three checks");
+	     "enforcement: name_matching normalization-insensitive, the canary's three checks");
 	{
 		char keep[256];
 

@@ -24,7 +24,7 @@
 #     no loopback check is made;
 #   - a case-insensitive volume (the posix-sim as root: exFAT through FUSE
 #     on a loop device, unmounted and detached after): name_matching
-#     "case+normalization", the canary also creates the protected name's
+#     "case-insensitive", the canary also creates the protected name's
 #     other-case spelling, and the refusal names both;
 #   - honesty: backend "seatbelt-sim" and denials_reported false in the
 #     posix-sim, whose doctor says SIMULATION and exits 1; "seatbelt" on
@@ -152,8 +152,8 @@ else
 fi
 
 # ---- the canary ------------------------------------------------------------------
-check '[ "$(j $area/ok.json "o[\"enforcement\"][\"seatbelt\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "normalization loopback_connect,protected_create,write_outside" ]' \
-	"enforcement.seatbelt: names matched with normalization; the canary checked loopback, a protected name, a write outside"
+check '[ "$(j $area/ok.json "o[\"enforcement\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "normalization-insensitive loopback_connect,protected_create,write_outside" ]' \
+	"enforcement: names matched normalization-insensitively; the canary checked loopback, a protected name, a write outside"
 if [ $sim -eq 1 ]; then
 	rm -rf "$area/ws/.git"
 	req canary "[\"touch\",\"$marker\"]" '' '' ',"SANDPROOF_SIM_CANARY":"run"'
@@ -183,8 +183,8 @@ if [ $sim -eq 1 ] && [ "$(id -u)" = 0 ] && command -v mkfs.exfat >/dev/null &&
 		"$ref" run --request "$area/$1.req" >"$area/$1.json" 2>"$area/$1.err"
 	}
 	ci_req ci_ok ''
-	check '[ "$(j $area/ci_ok.json "o[\"kind\"]" "o[\"enforcement\"][\"seatbelt\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "success case+normalization loopback_connect,protected_create,protected_create_other_case,write_outside" ]' \
-		"a case-insensitive volume (exFAT): names matched with case and normalization, the canary also tries the other case"
+	check '[ "$(j $area/ci_ok.json "o[\"kind\"]" "o[\"enforcement\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "success case-insensitive loopback_connect,protected_create,protected_create_other_case,write_outside" ]' \
+		"a case-insensitive volume (exFAT): name_matching case-insensitive, the canary also tries the other case"
 	rm -f "$marker"
 	ci_req ci_run ',"SANDPROOF_SIM_CANARY":"run"'
 	det=$(j "$area/ci_run.json" 'o["setup_error"]["detail"]' 2>/dev/null)

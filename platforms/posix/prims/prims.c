@@ -23,6 +23,7 @@ const char *prims_lacks(const char *primitive)
 		{"lab", "no isolated network lab (no network namespaces)"},
 		{"census", "no process, mount or lock table to take a census of"},
 		{"private_mounts", "no private mount namespace"},
+		{"casefold_volume", "no case-insensitive volume to make here (cfvol.h)"},
 	};
 
 	return prims_lacks_find(lacks, sizeof(lacks) / sizeof(lacks[0]), primitive);

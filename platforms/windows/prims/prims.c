@@ -59,6 +59,7 @@ const char *prims_lacks(const char *primitive)
 		{"fault", "no way to make a system call of the runner fail"},
 		{"lab", "no isolated network lab (no network namespaces)"},
 		{"private_mounts", "no private mount namespace"},
+		{"casefold_volume", "no case-insensitive volume to make here (cfvol.h; NTFS names fold already)"},
 		{"hold", NULL},
 		{"swap", NULL},
 		{"swapper", NULL},
