@@ -194,7 +194,7 @@ static int profile_make(struct plan *p, struct setup_error *err)
 	o.name_fold = p->name_fold;
 	/* Root's TIOCSTI reaches a terminal it holds outside its session
 	 * (PRIV-4): only a runner that is not root gets terminal ioctls. */
-	o.terminal_ioctl = geteuid() != 0;
+	o.terminal_ioctl = p->terminal_ioctl = geteuid() != 0;
 	p->enf.name_matching = p->name_fold & NAMEFOLD_CASE ? "case-insensitive"
 							    : "normalization-insensitive";
 	rc = sbpl_generate(p->req, &o, &p->prof, msg);

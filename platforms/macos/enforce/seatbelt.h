@@ -59,6 +59,7 @@ struct plan {
 	time_t started;            /* when the command was launched (the log's window) */
 	unsigned name_fold;        /* namefold.h flags the profile was made for (volume.c) */
 	bool case_insensitive;     /* a volume of the policy paths folds case */
+	bool terminal_ioctl;       /* the profile allows ioctls on terminals (not root) */
 	struct enforcement enf;
 };
 

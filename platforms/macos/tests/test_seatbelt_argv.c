@@ -154,7 +154,10 @@ static void test_argv(void)
 	     strcmp(env_of(p, "TMP"), p->tmpdir) == 0 && strcmp(env_of(p, "TEMP"), p->tmpdir) == 0,
 	     "TMPDIR, TMP and TEMP name it (the request's TMPDIR replaced)");
 	o = (struct sbpl_opts){.temp_dir = p->tmpdir, .message_tag = p->tag,
-			       .name_fold = p->name_fold};
+			       .name_fold = p->name_fold, .terminal_ioctl = p->terminal_ioctl};
+	t_ok(p->terminal_ioctl == (geteuid() != 0),
+	     "terminal ioctls in the profile only for a runner that is not root (%s)",
+	     p->terminal_ioctl ? "not root: allowed" : "root: not allowed");
 	t_ok(p->name_fold == NAMEFOLD_NORM && !p->case_insensitive,
 	     "the sim's volume keeps case: the profile folds normalization only");
 	memset(&want, 0, sizeof(want));
