@@ -13,7 +13,7 @@
 #   5. the macos platform layer built on Linux, the posix-sim
 #      (-DSANDPROOF_PLATFORM=macos, build-macos-sim): its portable tests,
 #      which include the backend's plumbing through the test sandbox-exec
-#      (label "macos-sim"); eight proc.* plumbing scenarios against ref
+#      (label "macos-sim"); eight proc.* plumbing scenarios and proc.everyday_* against ref
 #      through it (pass), a macOS-only escape
 #      scenario (must fail: the sim confines nothing), recorded in
 #      posix-sim.sqlite, never macos.sqlite; about two minutes,
@@ -74,11 +74,13 @@ cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
 (cd "$here/build-macos-sim" && ctest --output-on-failure -j 1 -L portable)
 simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
-# The backend's plumbing end to end (exit codes, output, stdin, signals),
-# judged by the macOS expectations: these pass through a launcher that
-# confines nothing.
+# The backend's plumbing end to end (exit codes, output, stdin, signals,
+# the everyday commands with reads unrestricted and restricted: the canary
+# and the restricted profile's argv), judged by the macOS expectations:
+# these pass through a launcher that confines nothing.
 for s in proc.env_exact proc.exit_code_exact proc.exit_127_not_notfound proc.output_binary_lossless \
-	proc.output_truncated proc.stdin_delivered proc.signal_propagates proc.cancel_signals; do
+	proc.output_truncated proc.stdin_delivered proc.signal_propagates proc.cancel_signals \
+	'proc.everyday_*'; do
 	"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" --filter "$s" \
 		>"$simout/plumbing.log" || { cat "$simout/plumbing.log"; rm -rf "$simout"; exit 1; }
 done

@@ -52,6 +52,17 @@ static void write_enforcement_windows(struct jw *w, const struct enforcement *e)
 	jw_obj_close(w);
 }
 
+/* OUT-4 on macOS: what the canary checked. */
+static void write_enforcement_seatbelt(struct jw *w, const struct enforcement *e)
+{
+	jw_obj_open(w, "seatbelt");
+	jw_arr_open(w, "canary");
+	for (size_t i = 0; i < e->seatbelt.n_canary; i++)
+		jw_str(w, NULL, e->seatbelt.canary[i]);
+	jw_arr_close(w);
+	jw_obj_close(w);
+}
+
 static void write_enforcement(struct jw *w, const struct enforcement *e)
 {
 	jw_obj_open(w, "enforcement");
@@ -72,6 +83,8 @@ static void write_enforcement(struct jw *w, const struct enforcement *e)
 		jw_null(w, "name_matching");
 	if (e->windows.applied)
 		write_enforcement_windows(w, e);
+	if (e->seatbelt.applied)
+		write_enforcement_seatbelt(w, e);
 	jw_obj_open(w, "limits");
 	for (int i = 0; i < LIMIT_COUNT; i++) {
 		if (!e->limits[i].value) {

@@ -5,7 +5,10 @@
  * request:
  *   macos    the Seatbelt profile sandbox-exec gets, linted, followed by its
  *            parameters, one ";; -D NAME=VALUE" line each: the output is
- *            itself a valid profile file;
+ *            itself a valid profile file; --name-fold says how the volume
+ *            compares names (a run decides it per volume), and
+ *            --terminal-ioctl gives ioctls on terminals (a run that is
+ *            not root's);
  *   windows  the request's paths judged by the Windows rules (winpath.h),
  *            then the plan the Windows backend applies: token recipe, ACEs,
  *            WFP filters (winplan.h), as stable text or (--format json) one
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "namefold.h"
 #include "profile_cli.h"
 #include "sbpl.h"
 #include "winpath.h"
@@ -25,7 +29,8 @@
 #define PROFILE_READ_TIMEOUT_S 60
 
 struct profile_args {
-	const char *os, *reqpath, *temp_dir, *message_tag, *format;
+	const char *os, *reqpath, *temp_dir, *message_tag, *format, *name_fold;
+	bool terminal_ioctl;
 };
 
 static int profile_usage(const char *what)
@@ -63,6 +68,20 @@ static int profile_print(const struct sbpl_profile *p)
 	return 0;
 }
 
+/* --name-fold none|norm|case: how the volume compares names (sbpl.h). */
+static int parse_name_fold(const char *s, unsigned *out)
+{
+	if (!s || strcmp(s, "none") == 0)
+		*out = 0;
+	else if (strcmp(s, "norm") == 0)
+		*out = NAMEFOLD_NORM;
+	else if (strcmp(s, "case") == 0)
+		*out = NAMEFOLD_CASE;
+	else
+		return -1;
+	return 0;
+}
+
 static int profile_macos(const struct profile_args *a)
 {
 	struct sbpl_opts so = {.temp_dir = a->temp_dir, .message_tag = a->message_tag};
@@ -73,6 +92,9 @@ static int profile_macos(const struct profile_args *a)
 
 	if (a->format)
 		return profile_usage("--format is for --os windows");
+	if (parse_name_fold(a->name_fold, &so.name_fold) < 0)
+		return profile_usage("--name-fold must be none, norm or case");
+	so.terminal_ioctl = a->terminal_ioctl;
 	rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, NULL, &req);
 	if (rc)
 		return rc;
@@ -168,6 +190,8 @@ static int profile_windows(const struct profile_args *a)
 
 	if (a->message_tag)
 		return profile_usage("--message-tag is for --os macos");
+	if (a->name_fold || a->terminal_ioctl)
+		return profile_usage("--name-fold and --terminal-ioctl are for --os macos");
 	if (a->format && !json && strcmp(a->format, "text") != 0)
 		return profile_usage("--format must be text or json");
 	rc = cli_read_request(a->reqpath, PROFILE_READ_TIMEOUT_S, &winpath_request_rules, &req);
@@ -191,6 +215,8 @@ int profile_main(int argc, char **argv)
 		{"temp-dir", required_argument, NULL, 't'},
 		{"message-tag", required_argument, NULL, 'm'},
 		{"format", required_argument, NULL, 'f'},
+		{"name-fold", required_argument, NULL, 'n'},
+		{"terminal-ioctl", no_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -204,9 +230,12 @@ int profile_main(int argc, char **argv)
 		case 't': a.temp_dir = optarg; break;
 		case 'm': a.message_tag = optarg; break;
 		case 'f': a.format = optarg; break;
+		case 'n': a.name_fold = optarg; break;
+		case 'i': a.terminal_ioctl = true; break;
 		case 'h':
 			puts("usage: sandproof-ref profile --os macos --request FILE|- "
-			     "[--temp-dir DIR] [--message-tag TAG]\n"
+			     "[--temp-dir DIR] [--message-tag TAG] [--name-fold none|norm|case]\n"
+			     "       [--terminal-ioctl]\n"
 			     "       sandproof-ref profile --os windows --request FILE|- "
 			     "[--temp-dir DIR] [--format text|json]\n(sandproof-ref --help says more)");
 			return 0;

@@ -14,7 +14,10 @@ return scenario {
   unconfined_passes = true,
   run = function(t)
     local u = string.format("sandproof-absent-%d-%d", sp.getpid(), t.seed)
-    local dr, dw = "/var/tmp/" .. u .. "-read", "/var/tmp/" .. u .. "-write"
+    -- in the visible temp root as this OS spells it canonically (Linux
+    -- /var/tmp, macOS /private/var/tmp: a deny on /var/... is refused there)
+    local vt = sp.temp_roots[2]
+    local dr, dw = vt .. "/" .. u .. "-read", vt .. "/" .. u .. "-write"
     if sp.exists(dr) or sp.exists(dw) then t:error("the absent paths exist on the host") end
     local p = t.profiles.workspace_write()
     p.filesystem.deny_read = array { dr }

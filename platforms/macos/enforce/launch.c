@@ -10,6 +10,8 @@
  * setup failure and the command is never started (SETUP-1).  The command
  * itself is resolved by the plan (execvp's rules), so a command that does
  * not exist is an exec failure of ours, not sandbox-exec's exit 71.
+ * After the preflight, the canary (canary.c) tries under the same profile
+ * what it must refuse; the command starts only when nothing got through.
  *
  * The tree is the command's process group (a new session): the kill is
  * the group's, as the posix launcher's (a process that leaves the group
@@ -159,8 +161,8 @@ static int spawn(const struct plan *p, char **argv, const struct launch_stdio *i
 	return 0;
 }
 
-/* Read the preflight's stderr until EOF or the deadline. */
-static size_t preflight_read(int fd, char *buf, size_t cap, bool *timed_out)
+/* Read fd until EOF or ms (what does not fit in buf is drained). */
+static size_t read_until(int fd, char *buf, size_t cap, int ms, bool *timed_out)
 {
 	size_t len = 0;
 	int waited = 0;
@@ -172,7 +174,7 @@ static size_t preflight_read(int fd, char *buf, size_t cap, bool *timed_out)
 		ssize_t n;
 		int r = poll(&pf, 1, 100);
 
-		if (r == 0 && (waited += 100) >= PREFLIGHT_MS) {
+		if (r == 0 && (waited += 100) >= ms) {
 			*timed_out = true;
 			return len;
 		}
@@ -246,7 +248,7 @@ int seatbelt_preflight(const struct plan *p, struct setup_error *err)
 		*err = st.setup;
 		rc = -st.setup.err;
 	} else if (rc == 0) {
-		len = preflight_read(ep[0], text, sizeof(text), &timed_out);
+		len = read_until(ep[0], text, sizeof(text), PREFLIGHT_MS, &timed_out);
 		text[len] = '\0';
 		if (timed_out)
 			kill(-pid, SIGKILL);
@@ -259,6 +261,45 @@ int seatbelt_preflight(const struct plan *p, struct setup_error *err)
 		*err = st.setup;
 	}
 	close(ep[0]);
+	return rc;
+}
+
+int seatbelt_run_captured(const struct plan *p, char **argv, int ms, char *out, size_t cap,
+			  int *status, bool *timed_out, struct setup_error *err)
+{
+	struct launch_status st;
+	struct launch_stdio io;
+	int op[2], nul, rc;
+	size_t len = 0;
+	pid_t pid;
+
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0 || fdpipe_local(op) < 0) {
+		rc = seatbelt_fail(err, "canary", NULL, errno, NULL);
+		if (nul >= 0)
+			close(nul);
+		return rc;
+	}
+	io = (struct launch_stdio){nul, op[1], nul};
+	memset(&st, 0, sizeof(st));
+	rc = spawn(p, argv, &io, &pid, &st);
+	close(op[1]);
+	close(nul);
+	if (rc == 0 && st.result != LAUNCH_RUNNING) {
+		waitpid(pid, NULL, 0);
+		*err = st.setup;
+		rc = -st.setup.err;
+	} else if (rc == 0) {
+		len = read_until(op[0], out, cap, ms, timed_out);
+		if (*timed_out)
+			kill(-pid, SIGKILL);
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		*err = st.setup;
+	}
+	out[len] = '\0';
+	close(op[0]);
 	return rc;
 }
 
@@ -286,6 +327,10 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io, struct lau
 	*out = NULL;
 	memset(st, 0, sizeof(*st));
 	rc = seatbelt_preflight(plan, &st->setup);
+	/* The canary only before a command that will run (an absent one
+	 * runs nothing under the profile). */
+	if (rc == 0 && plan->exe)
+		rc = seatbelt_canary(plan, &st->setup);
 	if (rc < 0) {
 		st->result = LAUNCH_SETUP_FAILED;
 		return rc;
@@ -355,8 +400,8 @@ void platform_limits_observe(struct launch *l, struct limit_report *r)
  * when it cannot be read, enforcement.denials_reported stays false and
  * no denial is guessed from output.  A Seatbelt denial does not stop the
  * run (the operation fails with EPERM): never enforcement_denied here.
- * The private temp directory goes now, while the runtime root is still
- * leased. */
+ * A per-run private temp directory goes now (the runtime root's tmp/ is
+ * the root's, and stays). */
 int platform_release(struct launch *l, struct denials *d)
 {
 	struct plan *p;
@@ -366,7 +411,8 @@ int platform_release(struct launch *l, struct denials *d)
 	p = l->plan;
 	if (p->exe && unilog_denials(p->tag, p->started, d) == 0)
 		p->enf.denials_logged = true;
-	if (p->tmpdir) {
+	/* the per-run directory goes; the runtime root's tmp/ stays (RT-3) */
+	if (p->tmpdir && !p->tmpdir_borrowed) {
 		canon_tree_remove(p->tmpdir);
 		free(p->tmpdir);
 		p->tmpdir = NULL;

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "namefold.h"
 #include "names.h"
 #include "seatbelt.h"
 
@@ -146,19 +147,31 @@ static int argv_build(struct plan *p)
 	return rc;
 }
 
-/* The per-run private temp directory (RT-3, FS-4 as Seatbelt can): in
- * the runtime root's tmp/ when the run has one (req->temp_dir); else,
- * with allow_temp, in the runner's own temp directory (TMPDIR, else
- * SEATBELT_TMP_FALLBACK, resolved: /private/tmp on macOS); else none.  Seatbelt cannot give the
- * command a /tmp of its own: TMPDIR (TMP, TEMP) name this directory, the
- * only temp location the profile makes writable. */
+/* The command's temp directory (RT-3, FS-4 as Seatbelt can).  With a
+ * runtime root, its tmp/ itself (req->temp_dir, one of the effective
+ * request's write roots): TMPDIR, TMP and TEMP name it at its host path,
+ * and it stays the root's after the run (RT-3).  Without one, with
+ * allow_temp, a private per-run directory in the runner's own temp
+ * directory (TMPDIR, else SEATBELT_TMP_FALLBACK, resolved: /private/tmp on
+ * macOS), removed after the run; else none.  Seatbelt cannot give the
+ * command a /tmp of its own: these name the only temp location the
+ * profile makes writable. */
 static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_error *err)
 {
 	const char *host = getenv("TMPDIR");
 	char real[PATH_MAX];
 
-	if (req->temp_dir)
-		return canon_tmpdir_make(req->temp_dir, &p->tmpdir, err);
+	if (req->temp_dir) {
+		if (!realpath(req->temp_dir, real))
+			return seatbelt_fail(err, "private_tmp", req->temp_dir, errno,
+					     "cannot resolve the runtime root's tmp/");
+		if (strcmp(real, req->temp_dir) != 0)
+			return seatbelt_fail(err, "private_tmp", req->temp_dir, ELOOP,
+					     "the runtime root's tmp/ is not canonical here");
+		p->tmpdir_borrowed = true;
+		return (p->tmpdir = strdup(real)) ? 0
+			: seatbelt_fail(err, "private_tmp", NULL, ENOMEM, NULL);
+	}
 	if (!req->allow_temp || req->fs_kind != FS_RESTRICTED)
 		return 0;
 	if (!host || host[0] != '/')
@@ -169,12 +182,22 @@ static int tmpdir_plan(const struct request *req, struct plan *p, struct setup_e
 	return canon_tmpdir_make(real, &p->tmpdir, err);
 }
 
-/* The profile: generated for the effective request, then linted. */
+/* The profile: generated for the effective request and its volumes (how
+ * they compare names, volume.c), then linted. */
 static int profile_make(struct plan *p, struct setup_error *err)
 {
 	struct sbpl_opts o = {.temp_dir = p->tmpdir, .message_tag = p->tag};
 	char msg[SBPL_ERR_MAX] = "";
-	int rc = sbpl_generate(p->req, &o, &p->prof, msg);
+	int rc;
+
+	volume_name_fold(p->req, &p->name_fold, &p->case_insensitive);
+	o.name_fold = p->name_fold;
+	/* Root's TIOCSTI reaches a terminal it holds outside its session
+	 * (PRIV-4): only a runner that is not root gets terminal ioctls. */
+	o.terminal_ioctl = p->terminal_ioctl = geteuid() != 0;
+	p->enf.name_matching = p->name_fold & NAMEFOLD_CASE ? "case-insensitive"
+							    : "normalization-insensitive";
+	rc = sbpl_generate(p->req, &o, &p->prof, msg);
 
 	if (rc < 0)
 		return seatbelt_fail(err, "profile", NULL, -rc, msg);
@@ -188,6 +211,7 @@ static void enforcement_init(struct plan *p)
 {
 	memset(&p->enf, 0, sizeof(p->enf));
 	p->enf.backend = SEATBELT_BACKEND;
+	p->enf.seatbelt.applied = true;
 	/* denials_reported: only once the unified log was read (release). */
 }
 
@@ -232,7 +256,7 @@ void platform_plan_free(struct plan *plan)
 {
 	if (!plan)
 		return;
-	if (plan->tmpdir)
+	if (plan->tmpdir && !plan->tmpdir_borrowed)
 		canon_tree_remove(plan->tmpdir);
 	free(plan->tmpdir);
 	free(plan->exe);

@@ -16,6 +16,7 @@
 
 #include "sandproof/platform.h"
 #include "sbpl.h"
+#include "unilog.h"
 
 #ifndef SP_SANDBOX_EXEC
 #error "SP_SANDBOX_EXEC: the build fixes the launcher's path (CMakeLists.txt)"
@@ -46,7 +47,8 @@ struct rlim_plan {
 struct plan {
 	const struct request *req; /* the core's; outlives the plan */
 	struct sbpl_profile prof;  /* sbpl_generate()'s */
-	char *tmpdir;              /* private per-run temp dir (owned, removed), or NULL */
+	char *tmpdir;              /* the command's temp dir (owned string), or NULL */
+	bool tmpdir_borrowed;      /* it is the runtime root's tmp/: never removed */
 	char *exe;                 /* the command, resolved (execvp's rules), or NULL */
 	int exe_errno;             /* why exe is NULL: ENOENT, EACCES, ... */
 	struct strv argv;          /* sandbox-exec -p TEXT -D K=V... -- exe args... */
@@ -55,6 +57,9 @@ struct plan {
 	size_t n_rl;
 	char tag[64];              /* the profile's message tag */
 	time_t started;            /* when the command was launched (the log's window) */
+	unsigned name_fold;        /* namefold.h flags the profile was made for (volume.c) */
+	bool case_insensitive;     /* a volume of the policy paths folds case */
+	bool terminal_ioctl;       /* the profile allows ioctls on terminals (not root) */
 	struct enforcement enf;
 };
 
@@ -94,10 +99,23 @@ int canon_resolve_command(const struct request *req, char **out);
  * executable, refusing the profile (its first line as detail), hanging. */
 int seatbelt_preflight(const struct plan *p, struct setup_error *err);
 
-/* The run's denials from the unified log (macOS: `log show` filtered on
- * the profile's message tag, since `since`).  0 when the log was read
- * (denials added), -errno when it could not be (denials unavailable);
- * always -EOPNOTSUPP in the posix-sim. */
-int unilog_denials(const char *tag, time_t since, struct denials *d);
+/* How the volumes under req's policy paths compare names: *fold the
+ * namefold.h flags for sbpl_opts.name_fold, *insensitive whether one
+ * folds case (volume.c).  0. */
+int volume_name_fold(const struct request *req, unsigned *fold, bool *insensitive);
+
+/* Start argv (sandbox-exec first) as the command would be started (the
+ * plan's environment, working directory, rlimits, a session of its own),
+ * stdin and stderr on /dev/null, stdout read into out (NUL-terminated, at
+ * most cap - 1 bytes) until EOF or ms; killed at the deadline
+ * (*timed_out).  0 with *status once it ran, or -errno with err when it
+ * could not be started. */
+int seatbelt_run_captured(const struct plan *p, char **argv, int ms, char *out, size_t cap,
+			  int *status, bool *timed_out, struct setup_error *err);
+
+/* The canary (canary.c): before the command, what the profile must refuse
+ * is tried under it; 0 when nothing got through (the checks made are
+ * recorded in p->enf.seatbelt), else -errno with err, step "canary". */
+int seatbelt_canary(struct plan *p, struct setup_error *err);
 
 #endif

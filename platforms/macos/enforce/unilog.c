@@ -29,23 +29,6 @@
 #define LOG_WAIT_MS 15000
 #define LOG_MAX (1 << 20)
 
-/* Each line naming the tag: "deny(N) OPERATION TARGET" up to the JSON
- * string's end, unescaped no further than what it is: the log's text. */
-static void parse_lines(char *text, const char *tag, struct denials *d)
-{
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		char *deny = strstr(line, "deny("), *op, *end;
-
-		if (!strstr(line, tag) || !deny || !(op = strchr(deny, ' ')))
-			continue;
-		op++;
-		end = strchr(op, '"');
-		if (end)
-			*end = '\0';
-		denials_add(d, "seatbelt", op);
-	}
-}
-
 static int read_all(int fd, pid_t pid, char *buf, size_t cap, size_t *len)
 {
 	int waited = 0;
@@ -105,7 +88,7 @@ int unilog_denials(const char *tag, time_t since, struct denials *d)
 	if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
 		rc = -EPERM; /* log refused (or failed): denials unavailable */
 	if (rc == 0)
-		parse_lines(buf, tag, d);
+		unilog_parse(buf, tag, d);
 	free(buf);
 	return rc;
 }

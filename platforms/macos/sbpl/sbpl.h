@@ -47,6 +47,18 @@ struct sbpl_opts {
 	/* A tag in every deny's (with message ...), so the backend can find
 	 * this run's denials in the unified log. */
 	const char *message_tag;
+	/* How the volumes of the policy paths compare names (namefold.h):
+	 * 0 byte for byte; NAMEFOLD_NORM (every APFS and HFS+ volume);
+	 * NAMEFOLD_CASE (a case-insensitive one).  With either, every deny on
+	 * a path (read-only subpaths, deny_write, protected names, deny_read,
+	 * the move-blocking ancestors) also gets a regex that matches every
+	 * spelling of it (NAME_FOLD parameters), beside its literal. */
+	unsigned name_fold;
+	/* ioctls on any terminal (/dev/ttys*): an inherited terminal then
+	 * works (isatty, the window size, raw mode).  Only for a runner that
+	 * is not root: XNU lets root's TIOCSTI reach a terminal it holds open
+	 * outside its session (PRIV-4). */
+	bool terminal_ioctl;
 };
 
 /* Request -> profile.  0 and *out filled (free with sbpl_profile_free), or

@@ -9,6 +9,7 @@
  * (allow default) and no localhost or loopback filter is ever written
  * (platforms/macos/README.md gives the reason for each rule). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,10 @@ static const char *const mach_base[] = {
 	"com.apple.system.logger",                    /* asl, syslog(3) */
 	"com.apple.logd",                             /* os_log */
 	"com.apple.system.notification_center",       /* notify(3), libc */
+	/* confstr(_CS_DARWIN_USER_TEMP_DIR / _CACHE_DIR): it hands back the
+	 * user's own folders (making them when missing), nothing the
+	 * command names */
+	"com.apple.bsd.dirhelper",
 	NULL,
 };
 
@@ -41,15 +46,17 @@ static const char *const mach_network[] = {
  * the system's tools read (canonical spellings: /private/etc, never /etc). */
 static const char *const platform_roots[] = {
 	"/bin", "/sbin", "/usr", "/System", "/Library", "/private/etc",
-	"/private/var/db/timezone", NULL,
+	"/private/var/db/timezone",
+	/* /bin/sh reads which shell it is from here */
+	"/private/var/select",
+	/* /usr/bin/git and the other Xcode shims (xcrun): the selected
+	 * developer directory, and Xcode's own (the Command Line Tools are in
+	 * /Library) */
+	"/private/var/db/xcode_select_link", "/Applications/Xcode.app",
+	NULL,
 };
 
-struct gen {
-	const struct sbpl_plan *pl;
-	struct sbpl_buf b;
-};
-
-static void emit_param_filter(struct gen *g, const char *kind, size_t param)
+static void emit_param_filter(struct sbpl_gen *g, const char *kind, size_t param)
 {
 	sbpl_buf_addf(&g->b, "(%s (param ", kind);
 	sbpl_buf_quoted(&g->b, g->pl->params[param].name);
@@ -57,7 +64,7 @@ static void emit_param_filter(struct gen *g, const char *kind, size_t param)
 }
 
 /* The end of a deny rule: its message tag when there is one. */
-static void emit_deny_end(struct gen *g)
+void sbpl_gen_deny_end(struct sbpl_gen *g)
 {
 	if (g->pl->tag) {
 		sbpl_buf_add(&g->b, " (with message ");
@@ -67,7 +74,7 @@ static void emit_deny_end(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_names(struct gen *g, const char *const names[])
+void sbpl_gen_names(struct sbpl_gen *g, const char *const names[])
 {
 	for (size_t i = 0; names[i]; i++) {
 		sbpl_buf_add(&g->b, "\n  (global-name ");
@@ -79,7 +86,7 @@ static void emit_names(struct gen *g, const char *const names[])
 
 /* The readable set as filters: read roots, platform roots, writable
  * subpaths (a command reads what it writes). */
-static void emit_read_filters(struct gen *g)
+static void emit_read_filters(struct sbpl_gen *g)
 {
 	const struct sbpl_plan *pl = g->pl;
 
@@ -99,7 +106,7 @@ static void emit_read_filters(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_header(struct gen *g)
+static void emit_header(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b,
 		";; sandproof Seatbelt profile, generated from one request\n"
@@ -107,10 +114,10 @@ static void emit_header(struct gen *g)
 		";; sandbox-exec -D NAME=VALUE, read here as (param \"NAME\").\n"
 		";; Allows come first, denies last: the last matching rule wins.\n"
 		"(version 1)\n(deny default");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 }
 
-static void emit_process(struct gen *g)
+static void emit_process(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b,
 		"\n;; processes: fork; exec only of what is readable; signals and\n"
@@ -125,13 +132,13 @@ static void emit_process(struct gen *g)
 	sbpl_buf_add(&g->b,
 		"(allow signal (target same-sandbox))\n"
 		"(allow process-info* (target same-sandbox))\n"
-		"(allow sysctl-read)\n"
 		"\n;; launchd services: an allowlist, never a wildcard\n"
 		"(allow mach-lookup");
-	emit_names(g, mach_base);
+	sbpl_gen_names(g, mach_base);
+	sbpl_gen_everyday(g);
 }
 
-static void emit_reads(struct gen *g)
+static void emit_reads(struct sbpl_gen *g)
 {
 	sbpl_buf_add(&g->b, "\n;; reads\n");
 	if (g->pl->read_all) {
@@ -139,10 +146,16 @@ static void emit_reads(struct gen *g)
 	} else {
 		sbpl_buf_add(&g->b, "(allow file-read* file-map-executable");
 		emit_read_filters(g);
-		/* Lookups through macOS's own top-level symlinks. */
+		/* Lookups through macOS's own top-level symlinks, and through
+		 * every ancestor of a readable root (META_i). */
 		sbpl_buf_add(&g->b,
 			"(allow file-read-metadata (literal \"/\") (literal \"/private\")\n"
-			"  (literal \"/etc\") (literal \"/tmp\") (literal \"/var\"))\n");
+			"  (literal \"/etc\") (literal \"/tmp\") (literal \"/var\")");
+		for (size_t i = 0; i < g->pl->metas.n; i++) {
+			sbpl_buf_add(&g->b, "\n  ");
+			emit_param_filter(g, "literal", g->pl->metas.v[i]);
+		}
+		sbpl_buf_add(&g->b, ")\n");
 	}
 	sbpl_buf_add(&g->b,
 		"\n;; devices: data only (no create, unlink or rename of a node)\n"
@@ -155,7 +168,7 @@ static void emit_reads(struct gen *g)
 		"(allow file-read-metadata (literal \"/dev\"))\n");
 }
 
-static void emit_writes(struct gen *g)
+static void emit_writes(struct sbpl_gen *g)
 {
 	const struct sbpl_plan *pl = g->pl;
 
@@ -179,7 +192,7 @@ static void emit_writes(struct gen *g)
 	sbpl_buf_add(&g->b, ")\n");
 }
 
-static void emit_network_allow(struct gen *g)
+static void emit_network_allow(struct sbpl_gen *g)
 {
 	if (g->pl->req->network != NET_ALLOW)
 		return;
@@ -188,12 +201,13 @@ static void emit_network_allow(struct gen *g)
 		"(allow network*)\n"
 		"(allow system-socket)\n"
 		"(allow mach-lookup");
-	emit_names(g, mach_network);
+	sbpl_gen_names(g, mach_network);
 }
 
-/* Every path of list, one deny rule each: ops, then filters of kinds. */
-static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const char *ops,
-			const char *const kinds[])
+/* Every path of list, one deny rule each: ops, then filters of kinds,
+ * then (a folding volume) the regex of every spelling of the path. */
+static void emit_denies(struct sbpl_gen *g, const struct sbpl_ilist *l, const struct sbpl_ilist *fold,
+			const char *ops, const char *const kinds[])
 {
 	for (size_t i = 0; i < l->n; i++) {
 		sbpl_buf_addf(&g->b, "(deny %s", ops);
@@ -201,11 +215,40 @@ static void emit_denies(struct gen *g, const struct sbpl_ilist *l, const char *o
 			sbpl_buf_add(&g->b, " ");
 			emit_param_filter(g, kinds[k], l->v[i]);
 		}
-		emit_deny_end(g);
+		if (fold->v[i] != SIZE_MAX) {
+			sbpl_buf_add(&g->b, "\n  ");
+			emit_param_filter(g, "regex", fold->v[i]);
+		}
+		sbpl_gen_deny_end(g);
 	}
 }
 
-static void emit_fs_denies(struct gen *g)
+/* With network allow: no unix socket bound at a denied path (its node
+ * would be the path; whether binding also checks file-write-create is
+ * not known). Under network deny, (deny network*) covers it. */
+static void emit_bind_denies(struct sbpl_gen *g)
+{
+	const struct sbpl_plan *pl = g->pl;
+
+	if (pl->req->network != NET_ALLOW || !pl->write_denies.n)
+		return;
+	sbpl_buf_add(&g->b,
+		"\n;; no unix socket bound where a denied path is (its node would\n"
+		";; be created there)\n");
+	for (size_t i = 0; i < pl->write_denies.n; i++) {
+		sbpl_buf_add(&g->b, "(deny network-bind (local unix-socket ");
+		emit_param_filter(g, "subpath", pl->write_denies.v[i]);
+		sbpl_buf_add(&g->b, ")");
+		if (pl->write_denies_fold.v[i] != SIZE_MAX) {
+			sbpl_buf_add(&g->b, "\n  (local unix-socket ");
+			emit_param_filter(g, "path-regex", pl->write_denies_fold.v[i]);
+			sbpl_buf_add(&g->b, ")");
+		}
+		sbpl_gen_deny_end(g);
+	}
+}
+
+static void emit_fs_denies(struct sbpl_gen *g)
 {
 	static const char *const lit_sub[] = {"literal", "subpath", NULL};
 	static const char *const lit[] = {"literal", NULL};
@@ -221,44 +264,59 @@ static void emit_fs_denies(struct gen *g)
 	 * rule naming the operation itself outrank a wildcard rule
 	 * (MODEL.md), a deny naming only file-write* would not undo them
 	 * (deny_write /dev/tty). */
-	emit_denies(g, &pl->write_denies, "file-write* file-write-data", lit_sub);
+	if (pl->write_denies.n && pl->fold)
+		sbpl_buf_add(&g->b,
+			";; on this volume a name has many spellings (case, Unicode\n"
+			";; normalization): each deny also matches every one of them\n");
+	emit_denies(g, &pl->write_denies, &pl->write_denies_fold, "file-write* file-write-data",
+		    lit_sub);
 	if (pl->ancestors.n)
 		sbpl_buf_add(&g->b,
 			"\n;; move-blocking: no ancestor of a denied path (up to its\n"
 			";; writable root) may be renamed, removed or created, or the\n"
 			";; path would move out from under its deny\n");
-	emit_denies(g, &pl->ancestors, "file-write-unlink file-write-create", lit);
+	emit_denies(g, &pl->ancestors, &pl->ancestors_fold, "file-write-unlink file-write-create",
+		    lit);
+	emit_bind_denies(g);
 	sbpl_buf_add(&g->b,
 		"\n;; hard links: none (a link made in a write root to a protected\n"
 		";; file would be written through its writable name)\n"
 		"(deny file-link");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
+	sbpl_buf_add(&g->b,
+		"\n;; clones: none (whether file-clone is checked against the source\n"
+		";; or the new name is documented nowhere: a clone of a deny_read\n"
+		";; file into a write root would reveal it; copyfile falls back to\n"
+		";; copying)\n"
+		"(deny file-clone");
+	sbpl_gen_deny_end(g);
 	if (pl->read_denies.n)
 		sbpl_buf_add(&g->b,
 			"\n;; deny_read: not read, not executed, not moved or cloned out\n");
-	emit_denies(g, &pl->read_denies,
+	emit_denies(g, &pl->read_denies, &pl->read_denies_fold,
 		    "file-read* file-read-data process-exec file-write-unlink file-clone", sub);
 }
 
-static void emit_network_denies(struct gen *g)
+static void emit_network_denies(struct sbpl_gen *g)
 {
+	sbpl_gen_everyday_denies(g);
 	if (g->pl->req->network == NET_DENY) {
 		sbpl_buf_add(&g->b,
 			"\n;; network: denied, with no exception at all: a localhost\n"
 			";; filter would also match the host's own interface addresses\n"
 			";; and an unbound socket's local endpoint\n"
 			"(deny network*");
-		emit_deny_end(g);
+		sbpl_gen_deny_end(g);
 	}
 	if (!g->pl->req->block_unix_sockets)
 		return;
 	sbpl_buf_add(&g->b, "\n;; block_unix_sockets: no unix socket made, bound or reached\n"
 		     "(deny system-socket (socket-domain AF_UNIX)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 	sbpl_buf_add(&g->b, "(deny network* (remote unix-socket)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 	sbpl_buf_add(&g->b, "(deny network* (local unix-socket)");
-	emit_deny_end(g);
+	sbpl_gen_deny_end(g);
 }
 
 /* Hand the plan's parameters over to out (the plan keeps none). */
@@ -275,7 +333,7 @@ int sbpl_generate(const struct request *req, const struct sbpl_opts *opts,
 {
 	static const struct sbpl_opts none;
 	struct sbpl_plan pl;
-	struct gen g = {.pl = &pl};
+	struct sbpl_gen g = {.pl = &pl};
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "namefold.h"
 #include "sbpl.h"
 
 /* A NUL-terminated text that grows; err is the first failure (-ENOMEM),
@@ -40,6 +41,18 @@ int sbpl_fail(char *err, int rc, const char *fmt, ...)
  *   -ENAMETOOLONG  longer than SBPL_LITERAL_MAX bytes (it lands in the
  *            profile as a string). */
 int sbpl_path_check(const char *path, const char *field, char *err);
+
+/* Every spelling ix's folding (NULL: none, bytes as they are) calls the
+ * same as path, and its spelling across a firmlink, as one regex
+ * (sbpl_fold.c): "^...$", or "^...(/.*)?$" with subpath (the path and
+ * everything beneath it, as the subpath filter).  Appended to out; 0 or
+ * -ENOMEM / -EPROTO. */
+int sbpl_fold_regex(const struct namefold_index *ix, const char *path, bool subpath,
+		    struct sbpl_buf *out);
+
+/* path is reached through a firmlink too (/Users/x and
+ * /System/Volumes/Data/Users/x are one file). */
+bool sbpl_path_firmlinked(const char *path);
 
 /* Whether p is root or lies beneath it (by whole components). */
 bool sbpl_path_beneath(const char *root, const char *p);

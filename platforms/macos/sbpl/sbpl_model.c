@@ -17,7 +17,8 @@ static const char *head_of(const struct sbpl_node *n)
 }
 
 /* (with message "...") (with report) (with no-report): reporting only,
- * no effect on the decision. */
+ * no effect on the decision; (with no-sandbox) (an exec whose program
+ * runs unsandboxed: the peers' /bin/ps) is read as its allow. */
 static int rule_with(struct sbpl_pctx *c, const struct sbpl_node *n)
 {
 	const struct sbpl_node *k = n->kids;
@@ -26,9 +27,10 @@ static int rule_with(struct sbpl_pctx *c, const struct sbpl_node *n)
 	    k[2].kind == SBPL_NODE_STRING)
 		return 0;
 	if (n->n_kids == 2 && k[1].kind == SBPL_NODE_SYMBOL &&
-	    (!strcmp(k[1].text, "report") || !strcmp(k[1].text, "no-report")))
+	    (!strcmp(k[1].text, "report") || !strcmp(k[1].text, "no-report") ||
+	     !strcmp(k[1].text, "no-sandbox")))
 		return 0;
-	return sbpl_model_fail(c, n->pos, "with: only message \"...\", report, no-report");
+	return sbpl_model_fail(c, n->pos, "with: only message \"...\", report, no-report, no-sandbox");
 }
 
 /* The operations of rule node n (its symbols after allow/deny) into r;

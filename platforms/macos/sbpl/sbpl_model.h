@@ -20,6 +20,12 @@
  *             HOST `*` or `localhost`, PORT `*` or a number
  *           (local|remote unix-socket [(path-literal S)|(subpath S)|(path-regex S)])
  *           (global-name S) (global-name-prefix S) (socket-domain AF_NAME)
+ *           (sysctl-name S) (sysctl-name-prefix S) (extension S)
+ *           (ipc-posix-name S) (ipc-posix-name-prefix S) (ipc-posix-name-regex S)
+ *           (path S) (vnode-type T) (iokit-registry-entry-class S)
+ *           (iokit-user-client-class S) (local-name S) (socket-protocol N)
+ *   modifiers: (with message "..."), (with report), (with no-report),
+ *           (with no-sandbox) (the peers' /bin/ps exception; never ours)
  *   S: "string", #"regex", (param "NAME"), (string-append S...)
  *
  * Ownership: a model is freed with sbpl_model_free(); it copies what it
@@ -74,11 +80,34 @@ struct sbpl_query {
 	struct sbpl_addr local, remote;
 	enum sbpl_target target; /* signal, process-info* */
 	const char *socket_domain; /* system-socket: "AF_UNIX", "AF_INET"... */
+	const char *sysctl_name;   /* sysctl-read, sysctl-write: "kern.procargs2" */
+	const char *vnode_type;    /* file operations: "CHARACTER-DEVICE", "REGULAR-FILE"... */
+	const char *iokit_class;   /* iokit-open: the registry entry or user client class */
+	const char *local_name;    /* mach-lookup of a name in the process's own namespace */
+	int socket_protocol;       /* system-socket: the protocol, 0: none asked */
+	const char *ipc_name;      /* ipc-posix-*: the object's name */
+	/* The sandbox extensions the process holds (a pty opened in the
+	 * sandbox carries "com.apple.sandbox.pty" for its terminal). */
+	const char *const *extensions;
+	size_t n_extensions;
 	/* The host's own interface addresses (numeric), which a `localhost`
 	 * host filter matches too (MODEL.md, "the localhost quirk"). */
 	const char *const *ifaddrs;
 	size_t n_ifaddrs;
 	enum sbpl_order order;
+	/* The file system under path (MODEL.md, "a volume that folds
+	 * names"): 0, names are bytes; else namefold.h's flags, and fs_names
+	 * the paths that exist, spelled as stored.  On such a volume the
+	 * operation on path is handed to Seatbelt in the caller's spelling or
+	 * in the stored spelling of what it names (the longest existing
+	 * prefix of path, compared folded, spelled as stored), and the model
+	 * allows it when either is allowed: the caller chooses. */
+	unsigned fs_fold;
+	const char *const *fs_names;
+	size_t n_fs_names;
+	/* Only path as spelled: no stored spelling, none across a firmlink
+	 * (what a native test that used this spelling observed). */
+	bool as_spelled;
 };
 
 /* Parse text, with (param "NAME") taken from params.  0 and *out, or
@@ -97,5 +126,25 @@ int sbpl_model_decide(const struct sbpl_model *m, const struct sbpl_query *q);
  * rule that decided (for messages), -1 when nothing decided. */
 int sbpl_model_decide_why(const struct sbpl_model *m, const struct sbpl_query *q,
 			  long *rule_pos);
+
+/* An operation on two paths (from -> to).  Which path each of its checks
+ * is made against is documented nowhere read (MODEL.md, "two paths"), so
+ * every plausible reading is decided and the operation is allowed when
+ * one allows it (an error is returned as is):
+ *   RENAME    file-write-unlink of from and file-write-create of to
+ *             (rename(2), renamex_np without flags);
+ *   EXCHANGE  as a rename each way, or as file-write-data of both
+ *             (renamex_np RENAME_SWAP, exchangedata);
+ *   LINK      file-write-create of to, and file-link of from or of to
+ *             (link(2): the new name to, the existing from);
+ *   CLONE     file-write-create of to, and file-clone of from or of to
+ *             (clonefile(2)).
+ * One path each, so sbpl_model_decide: mknod(2)/mkfifo(3) are
+ * file-write-create of the node; binding a unix socket is network-bind
+ * with local.unix_path (whether a file-write-create of its node is also
+ * checked is not known: the wider reading, bind alone, is the model's). */
+enum sbpl_move { SBPL_MOVE_RENAME, SBPL_MOVE_EXCHANGE, SBPL_MOVE_LINK, SBPL_MOVE_CLONE };
+int sbpl_model_decide_move(const struct sbpl_model *m, const struct sbpl_query *base,
+			   enum sbpl_move kind, const char *from, const char *to);
 
 #endif

@@ -1,78 +1,11 @@
-/* sbpl_model_decide.c - what a parsed profile decides for one query
- * (MODEL.md, "precedence" and "paths"). */
+/* sbpl_model_decide.c - what a parsed profile decides for one query of
+ * one spelling (MODEL.md, "precedence"); sbpl_model_spell.c asks it of
+ * every spelling the operation may be handed in. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sbpl_model_int.h"
-
-/* literal: equal; subpath: equal, or beneath at a '/' boundary (so /a/bc
- * is not under /a/b).  p is canonical (query_check), so a literal or
- * subpath spelled with `//`, `/./` or a trailing `/` matches nothing. */
-static bool path_match(const struct sbpl_flt *f, const char *p)
-{
-	size_t n = strlen(f->str);
-
-	switch (f->kind) {
-	case SBPL_FLT_LITERAL:
-		return !strcmp(p, f->str);
-	case SBPL_FLT_SUBPATH:
-		if (strncmp(p, f->str, n))
-			return false;
-		return !p[n] || p[n] == '/' || (n == 1 && f->str[0] == '/');
-	case SBPL_FLT_PREFIX:
-		return !strncmp(p, f->str, n);
-	default:
-		return regexec(&f->re, p, 0, NULL, 0) == 0;
-	}
-}
-
-static bool target_match(enum sbpl_target want, enum sbpl_target t)
-{
-	if (want == SBPL_TARGET_SELF)
-		return t == SBPL_TARGET_SELF;
-	return t == SBPL_TARGET_SELF || t == SBPL_TARGET_SAME_SANDBOX;
-}
-
-/* A filter over a query that has nothing of the kind it reads (a path
- * filter and a network query, say) does not match. */
-bool sbpl_model_flt_match(const struct sbpl_flt *f, const struct sbpl_query *q)
-{
-	size_t k;
-
-	switch (f->kind) {
-	case SBPL_FLT_TRUE:
-		return true;
-	case SBPL_FLT_LITERAL:
-	case SBPL_FLT_SUBPATH:
-	case SBPL_FLT_PREFIX:
-	case SBPL_FLT_REGEX:
-		return q->path && path_match(f, q->path);
-	case SBPL_FLT_ALL:
-		for (k = 0; k < f->n_kids; k++)
-			if (!sbpl_model_flt_match(&f->kids[k], q))
-				return false;
-		return true;
-	case SBPL_FLT_ANY:
-		for (k = 0; k < f->n_kids; k++)
-			if (sbpl_model_flt_match(&f->kids[k], q))
-				return true;
-		return false;
-	case SBPL_FLT_NOT:
-		return !sbpl_model_flt_match(f->kids, q);
-	case SBPL_FLT_TARGET:
-		return target_match(f->target, q->target);
-	case SBPL_FLT_IP:
-	case SBPL_FLT_UNIX:
-		return sbpl_model_net_match(f, q);
-	case SBPL_FLT_GNAME:
-		return q->global_name && !strcmp(q->global_name, f->str);
-	case SBPL_FLT_GNAME_PREFIX:
-		return q->global_name && !strncmp(q->global_name, f->str, strlen(f->str));
-	case SBPL_FLT_SOCKET_DOMAIN:
-		return q->socket_domain && !strcmp(q->socket_domain, f->str);
-	}
-	return false;
-}
 
 static bool rule_names(const struct sbpl_rule *r, int op)
 {
@@ -84,14 +17,15 @@ static bool rule_names(const struct sbpl_rule *r, int op)
 	return false;
 }
 
-/* The last rule naming exactly op whose filter matches, or NULL. */
+/* The last rule naming exactly op whose filter matches, or NULL (na: the
+ * value of a filter that does not apply, sbpl_model_match.c). */
 static const struct sbpl_rule *last_at(const struct sbpl_model *m, int op,
-				       const struct sbpl_query *q)
+				       const struct sbpl_query *q, bool na)
 {
 	size_t k;
 
 	for (k = m->n_rules; k-- > 0;)
-		if (rule_names(&m->rules[k], op) && sbpl_model_flt_match(&m->rules[k].flt, q))
+		if (rule_names(&m->rules[k], op) && sbpl_model_flt_eval(&m->rules[k].flt, q, na))
 			return &m->rules[k];
 	return NULL;
 }
@@ -99,14 +33,14 @@ static const struct sbpl_rule *last_at(const struct sbpl_model *m, int op,
 /* The last rule naming op or any of its parents but default whose filter
  * matches (default is the fallback in either order, wherever it stands). */
 static const struct sbpl_rule *last_flat(const struct sbpl_model *m, int op,
-					 const struct sbpl_query *q)
+					 const struct sbpl_query *q, bool na)
 {
 	size_t k;
 	int o;
 
 	for (k = m->n_rules; k-- > 0;)
 		for (o = op; o > SBPL_OP_DEFAULT; o = sbpl_model_op_parent(o))
-			if (rule_names(&m->rules[k], o) && sbpl_model_flt_match(&m->rules[k].flt, q))
+			if (rule_names(&m->rules[k], o) && sbpl_model_flt_eval(&m->rules[k].flt, q, na))
 				return &m->rules[k];
 	return NULL;
 }
@@ -120,26 +54,44 @@ static int query_check(const struct sbpl_query *q)
 	return sbpl_model_net_check(q);
 }
 
-int sbpl_model_decide_why(const struct sbpl_model *m, const struct sbpl_query *q, long *rule_pos)
+/* One spelling, one reading of the filters that do not apply. */
+static int decide_reading(const struct sbpl_model *m, const struct sbpl_query *q, bool na,
+			  long *rule_pos)
 {
 	const struct sbpl_rule *r = NULL;
-	int op, rc = query_check(q);
+	int op = sbpl_model_op_find(q->op);
 
-	*rule_pos = -1;
-	if (rc < 0)
-		return rc;
-	op = sbpl_model_op_find(q->op);
 	if (q->order == SBPL_ORDER_FLAT) {
-		if (!(r = last_flat(m, op, q)))
-			r = last_at(m, SBPL_OP_DEFAULT, q);
+		if (!(r = last_flat(m, op, q, na)))
+			r = last_at(m, SBPL_OP_DEFAULT, q, na);
 	} else {
 		for (; op >= 0 && !r; op = sbpl_model_op_parent(op))
-			r = last_at(m, op, q);
+			r = last_at(m, op, q, na);
 	}
 	if (!r) /* the parse requires a default rule: it always matches */
 		return -EINVAL;
 	*rule_pos = (long)r->pos;
 	return r->allow ? 1 : 0;
+}
+
+/* One spelling: allowed when either reading allows (the first that
+ * does decides *rule_pos). */
+int sbpl_model_decide_spelling(const struct sbpl_model *m, const struct sbpl_query *q,
+			       long *rule_pos)
+{
+	long pos2;
+	int rc = query_check(q), rc2;
+
+	*rule_pos = -1;
+	if (rc < 0)
+		return rc;
+	rc = decide_reading(m, q, false, rule_pos);
+	if (rc != 0)
+		return rc;
+	rc2 = decide_reading(m, q, true, &pos2);
+	if (rc2 == 1)
+		*rule_pos = pos2;
+	return rc2 == 1 ? 1 : rc;
 }
 
 int sbpl_model_decide(const struct sbpl_model *m, const struct sbpl_query *q)

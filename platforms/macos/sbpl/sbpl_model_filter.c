@@ -186,6 +186,21 @@ static int flt_domain(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbp
 	return (f->str = strdup(n->kids[1].text)) ? 0 : -ENOMEM;
 }
 
+/* A filter over a name (not a path): its string; a regex one compiled. */
+static int flt_name(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f,
+		    enum sbpl_flt_kind kind)
+{
+	int rc = flt_arg(c, n, kind == SBPL_FLT_IPC_REGEX, &f->str);
+
+	f->kind = kind;
+	if (rc < 0 || kind != SBPL_FLT_IPC_REGEX)
+		return rc;
+	if (regcomp(&f->re, f->str, REG_EXTENDED | REG_NOSUB))
+		return sbpl_model_fail(c, n->kids[1].pos, "regex does not compile (POSIX ERE)");
+	f->has_re = true;
+	return 0;
+}
+
 struct flt_name {
 	const char *name;
 	enum sbpl_flt_kind kind;
@@ -196,6 +211,11 @@ static const struct flt_name path_names[] = {
 	{"subpath", SBPL_FLT_SUBPATH}, {"prefix", SBPL_FLT_PREFIX},
 	{"regex", SBPL_FLT_REGEX},     {"path-regex", SBPL_FLT_REGEX},
 	{"global-name", SBPL_FLT_GNAME}, {"global-name-prefix", SBPL_FLT_GNAME_PREFIX},
+	{"sysctl-name", SBPL_FLT_SYSCTL}, {"sysctl-name-prefix", SBPL_FLT_SYSCTL_PREFIX},
+	{"ipc-posix-name", SBPL_FLT_IPC}, {"ipc-posix-name-prefix", SBPL_FLT_IPC_PREFIX},
+	{"ipc-posix-name-regex", SBPL_FLT_IPC_REGEX}, {"extension", SBPL_FLT_EXTENSION},
+	{"path", SBPL_FLT_LITERAL}, {"iokit-registry-entry-class", SBPL_FLT_IOKIT},
+	{"iokit-user-client-class", SBPL_FLT_IOKIT}, {"local-name", SBPL_FLT_LOCAL_NAME},
 };
 
 int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct sbpl_flt *f)
@@ -209,11 +229,9 @@ int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 	h = n->kids[0].text;
 	for (k = 0; k < sizeof(path_names) / sizeof(path_names[0]); k++)
 		if (!strcmp(h, path_names[k].name)) {
-			if (path_names[k].kind == SBPL_FLT_GNAME ||
-			    path_names[k].kind == SBPL_FLT_GNAME_PREFIX) {
-				f->kind = path_names[k].kind;
-				return flt_arg(c, n, false, &f->str);
-			}
+			if (path_names[k].kind >= SBPL_FLT_SYSCTL || path_names[k].kind == SBPL_FLT_GNAME ||
+			    path_names[k].kind == SBPL_FLT_GNAME_PREFIX)
+				return flt_name(c, n, f, path_names[k].kind);
 			return flt_path(c, n, f, path_names[k].kind);
 		}
 	if (!strcmp(h, "require-all"))
@@ -226,6 +244,18 @@ int sbpl_model_flt_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 		return flt_target(c, n, f);
 	if (!strcmp(h, "socket-domain"))
 		return flt_domain(c, n, f);
+	if (!strcmp(h, "vnode-type") || !strcmp(h, "socket-protocol")) {
+		bool vn = h[0] == 'v';
+
+		f->kind = vn ? SBPL_FLT_VNODE : SBPL_FLT_SOCKET_PROTO;
+		if (n->n_kids != 2 || n->kids[1].kind != (vn ? SBPL_NODE_SYMBOL : SBPL_NODE_INT))
+			return sbpl_model_fail(c, n->pos, "%s takes one %s", h, vn ? "type" : "number");
+		if (!vn) {
+			f->port = (int)n->kids[1].num;
+			return 0;
+		}
+		return (f->str = strdup(n->kids[1].text)) ? 0 : -ENOMEM;
+	}
 	if (!strcmp(h, "local") || !strcmp(h, "remote"))
 		return sbpl_model_net_parse(c, n, f);
 	return sbpl_model_fail(c, n->pos, "unknown filter %s", h);

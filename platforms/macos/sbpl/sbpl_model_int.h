@@ -28,6 +28,16 @@ enum sbpl_flt_kind {
 	SBPL_FLT_GNAME,
 	SBPL_FLT_GNAME_PREFIX,
 	SBPL_FLT_SOCKET_DOMAIN, /* (socket-domain AF_...) of system-socket */
+	SBPL_FLT_SYSCTL,        /* (sysctl-name S): the sysctl's name equal to str */
+	SBPL_FLT_SYSCTL_PREFIX, /* (sysctl-name-prefix S) */
+	SBPL_FLT_IPC,           /* (ipc-posix-name S): the POSIX IPC object's name */
+	SBPL_FLT_IPC_PREFIX,    /* (ipc-posix-name-prefix S) */
+	SBPL_FLT_IPC_REGEX,     /* (ipc-posix-name-regex S) */
+	SBPL_FLT_EXTENSION,     /* (extension S): the process holds extension str */
+	SBPL_FLT_VNODE,         /* (vnode-type TYPE): the file's type */
+	SBPL_FLT_IOKIT,         /* (iokit-registry-entry-class S), (iokit-user-client-class S) */
+	SBPL_FLT_LOCAL_NAME,    /* (local-name S): a mach service in the process's own namespace */
+	SBPL_FLT_SOCKET_PROTO,  /* (socket-protocol N) of system-socket */
 };
 
 #define SBPL_PROTO_BIT(p) (1u << (p))
@@ -87,7 +97,13 @@ int sbpl_model_net_parse(struct sbpl_pctx *c, const struct sbpl_node *n, struct 
 bool sbpl_model_net_match(const struct sbpl_flt *f, const struct sbpl_query *q);
 int sbpl_model_net_check(const struct sbpl_query *q);
 
-/* matching (sbpl_model_decide.c) */
+/* matching (sbpl_model_match.c): na is the value of a filter that does
+ * not apply to the query; sbpl_model_flt_match reads it false */
+bool sbpl_model_flt_eval(const struct sbpl_flt *f, const struct sbpl_query *q, bool na);
 bool sbpl_model_flt_match(const struct sbpl_flt *f, const struct sbpl_query *q);
+
+/* one spelling, both readings (sbpl_model_decide.c) */
+int sbpl_model_decide_spelling(const struct sbpl_model *m, const struct sbpl_query *q,
+			       long *rule_pos);
 
 #endif

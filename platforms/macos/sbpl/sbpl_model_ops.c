@@ -46,6 +46,13 @@ static const struct op ops[] = {
 	{"mach*", "default"},
 	{"mach-lookup", "mach*"},
 	{"mach-register", "mach*"},
+	{"mach-priv*", "mach*"},
+	{"mach-priv-task-port", "mach-priv*"},
+	/* setting the host's special and exception ports (root's): the
+	 * operations under mach-host* (peers that grant it: issue 33) */
+	{"mach-host*", "mach*"},
+	{"mach-host-special-port-set", "mach-host*"},
+	{"mach-host-exception-port-set", "mach-host*"},
 	{"process*", "default"},
 	{"process-exec*", "process*"},
 	{"process-exec", "process-exec*"},
@@ -59,19 +66,24 @@ static const struct op ops[] = {
 	{"process-info-rusage", "process-info*"},
 	{"process-info-codesignature", "process-info*"},
 	{"signal", "default"},
+	{"distributed-notification-post", "default"},
 	{"sysctl*", "default"},
 	{"sysctl-read", "sysctl*"},
 	{"sysctl-write", "sysctl*"},
 	{"ipc*", "default"},
 	{"ipc-posix*", "ipc*"},
 	{"ipc-posix-shm*", "ipc-posix*"},
-	{"ipc-posix-shm-read-data", "ipc-posix-shm*"},
+	{"ipc-posix-shm-read*", "ipc-posix-shm*"},
+	{"ipc-posix-shm-read-data", "ipc-posix-shm-read*"},
+	{"ipc-posix-shm-read-metadata", "ipc-posix-shm-read*"},
 	{"ipc-posix-shm-write-data", "ipc-posix-shm*"},
 	{"ipc-posix-shm-write-create", "ipc-posix-shm*"},
+	{"ipc-posix-shm-write-unlink", "ipc-posix-shm*"},
 	{"ipc-posix-sem", "ipc-posix*"},
 	{"ipc-sysv*", "ipc*"},
 	{"iokit*", "default"},
 	{"iokit-open", "iokit*"},
+	{"iokit-get-properties", "iokit*"},
 	{"pseudo-tty", "default"},
 	{"system*", "default"},
 	{"system-socket", "system*"},
@@ -82,9 +94,19 @@ static const struct op ops[] = {
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
 
+/* Names the peers write for a wildcard above (sandbox-runtime's
+ * (allow ipc-posix-shm)): read as that wildcard. */
+static const struct op aliases[] = {
+	{"ipc-posix-shm", "ipc-posix-shm*"},
+};
+
 int sbpl_model_op_find(const char *name)
 {
 	size_t k;
+
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		if (!strcmp(aliases[k].name, name))
+			name = aliases[k].parent;
 
 	for (k = 0; k < N_OPS; k++)
 		if (!strcmp(ops[k].name, name))

@@ -31,7 +31,7 @@ static int ilist_push(struct sbpl_ilist *l, size_t i)
 }
 
 /* A checked path as a new parameter, its index appended to list. */
-static int plan_param(struct sbpl_plan *pl, struct sbpl_ilist *list, const char *name,
+int sbpl_plan_param(struct sbpl_plan *pl, struct sbpl_ilist *list, const char *name,
 		      const char *value, const char *field, char *err)
 {
 	struct sbpl_param *p;
@@ -76,7 +76,7 @@ static int plan_reads(struct sbpl_plan *pl, char *err)
 	for (size_t i = 0; rc == 0 && i < req->read_roots.n; i++) {
 		snprintf(name, sizeof(name), "READ_ROOT_%zu", i);
 		snprintf(field, sizeof(field), "profile.filesystem.read_roots[%zu]", i);
-		rc = plan_param(pl, &pl->reads, name, req->read_roots.v[i], field, err);
+		rc = sbpl_plan_param(pl, &pl->reads, name, req->read_roots.v[i], field, err);
 	}
 	return rc;
 }
@@ -93,12 +93,12 @@ static int plan_write_root(struct sbpl_plan *pl, size_t i, char *err)
 
 	snprintf(name, sizeof(name), "WRITE_ROOT_%zu", i);
 	snprintf(field, sizeof(field), "profile.filesystem.write_roots[%zu].root", i);
-	rc = plan_param(pl, &pl->writes, name, wr->root, field, err);
+	rc = sbpl_plan_param(pl, &pl->writes, name, wr->root, field, err);
 	for (size_t k = 0; rc == 0 && k < wr->read_only_subpaths.n; k++) {
 		snprintf(name, sizeof(name), "WRITE_ROOT_%zu_RO_%zu", i, k);
 		snprintf(field, sizeof(field),
 			 "profile.filesystem.write_roots[%zu].read_only_subpaths[%zu]", i, k);
-		rc = plan_param(pl, &pl->write_denies, name, wr->read_only_subpaths.v[k],
+		rc = sbpl_plan_param(pl, &pl->write_denies, name, wr->read_only_subpaths.v[k],
 				field, err);
 	}
 	for (size_t k = 0; rc == 0 && k < wr->protected_names.n; k++) {
@@ -112,7 +112,7 @@ static int plan_write_root(struct sbpl_plan *pl, size_t i, char *err)
 		snprintf(field, sizeof(field),
 			 "profile.filesystem.write_roots[%zu].protected_metadata_names[%zu]",
 			 i, k);
-		rc = plan_param(pl, &pl->write_denies, name, path, field, err);
+		rc = sbpl_plan_param(pl, &pl->write_denies, name, path, field, err);
 		free(path);
 	}
 	return rc;
@@ -133,7 +133,7 @@ static int plan_writes(struct sbpl_plan *pl, const struct sbpl_opts *opts, char 
 	if (pl->write_all)
 		return 0;
 	if (req->allow_temp && opts->temp_dir)
-		return plan_param(pl, &pl->writes, "TEMP_DIR", opts->temp_dir,
+		return sbpl_plan_param(pl, &pl->writes, "TEMP_DIR", opts->temp_dir,
 				  "temp_dir (the run's private temp directory)", err);
 	if (req->allow_temp)
 		return sbpl_fail(err, -EOPNOTSUPP,
@@ -153,12 +153,12 @@ static int plan_denies(struct sbpl_plan *pl, char *err)
 	for (size_t i = 0; rc == 0 && i < req->deny_write.n; i++) {
 		snprintf(name, sizeof(name), "DENY_WRITE_%zu", i);
 		snprintf(field, sizeof(field), "profile.filesystem.deny_write[%zu]", i);
-		rc = plan_param(pl, &pl->write_denies, name, req->deny_write.v[i], field, err);
+		rc = sbpl_plan_param(pl, &pl->write_denies, name, req->deny_write.v[i], field, err);
 	}
 	for (size_t i = 0; rc == 0 && i < req->deny_read.n; i++) {
 		snprintf(name, sizeof(name), "DENY_READ_%zu", i);
 		snprintf(field, sizeof(field), "profile.filesystem.deny_read[%zu]", i);
-		rc = plan_param(pl, &pl->read_denies, name, req->deny_read.v[i], field, err);
+		rc = sbpl_plan_param(pl, &pl->read_denies, name, req->deny_read.v[i], field, err);
 	}
 	return rc;
 }
@@ -227,7 +227,7 @@ static int plan_ancestors_of(struct sbpl_plan *pl, const char *path, const char 
 			continue;
 		snprintf(name, sizeof(name), "ANCESTOR_%zu", pl->ancestors.n);
 		snprintf(field, sizeof(field), "an ancestor of %s", of);
-		rc = plan_param(pl, &pl->ancestors, name, a, field, err);
+		rc = sbpl_plan_param(pl, &pl->ancestors, name, a, field, err);
 		if (rc == 0)
 			*anc_slot(pl, a) = pl->n_params; /* the new parameter's index + 1 */
 	}
@@ -260,6 +260,75 @@ static int plan_ancestors(struct sbpl_plan *pl, char *err)
 	return rc;
 }
 
+/* A regex parameter NAME_FOLD for the path parameter at index param: not
+ * a path (no spelling check), but a string of the profile all the same:
+ * no control byte (it has none: its path has none), at most a literal's
+ * length. */
+static int plan_fold_param(struct sbpl_plan *pl, const struct namefold_index *ix, size_t param,
+			   bool subpath, struct sbpl_ilist *list, char *err)
+{
+	struct sbpl_buf re = {0};
+	struct sbpl_param *p;
+	char name[80];
+	int rc = sbpl_fold_regex(ix, pl->params[param].value, subpath, &re);
+
+	snprintf(name, sizeof(name), "%s_FOLD", pl->params[param].name);
+	if (rc == 0 && re.len > SBPL_LITERAL_MAX)
+		rc = sbpl_fail(err, -ENAMETOOLONG,
+			       "%s (%.64s...): on a volume that folds names its pattern is %zu "
+			       "bytes, longer than the %d bytes of a Seatbelt string (a shorter "
+			       "path is needed there)",
+			       pl->params[param].name, pl->params[param].value, re.len,
+			       SBPL_LITERAL_MAX);
+	if (rc == 0 && pl->n_params == pl->cap_params) {
+		struct sbpl_param *np = realloc(pl->params, 2 * pl->cap_params * sizeof(*np));
+
+		if (!np)
+			rc = -ENOMEM;
+		else
+			pl->params = np, pl->cap_params *= 2;
+	}
+	if (rc == 0) {
+		p = &pl->params[pl->n_params];
+		p->name = strdup(name);
+		p->value = re.s;
+		re.s = NULL;
+		if (!p->name) {
+			free(p->value);
+			rc = -ENOMEM;
+		}
+	}
+	sbpl_buf_free(&re);
+	return rc ? rc : ilist_push(list, pl->n_params++);
+}
+
+/* Every deny on a path, matched in every spelling a folding volume
+ * accepts for it and across a firmlink: the write denies and deny_read as
+ * subpaths, the ancestors as literals. */
+static int plan_fold(struct sbpl_plan *pl, unsigned flags, char *err)
+{
+	const struct sbpl_ilist *from[] = {&pl->write_denies, &pl->read_denies, &pl->ancestors};
+	struct sbpl_ilist *to[] = {&pl->write_denies_fold, &pl->read_denies_fold,
+				   &pl->ancestors_fold};
+	struct namefold_index *ix = NULL;
+	int rc = 0;
+
+	pl->fold = flags & (NAMEFOLD_NORM | NAMEFOLD_CASE);
+	if (pl->fold && (rc = namefold_index_new(pl->fold, &ix)) < 0)
+		return rc;
+	/* a regex for every entry on a folding volume, else for the ones a
+	 * firmlink also reaches (SIZE_MAX: none) */
+	for (size_t l = 0; rc == 0 && l < 3; l++)
+		for (size_t i = 0; rc == 0 && i < from[l]->n; i++) {
+			if (!pl->fold && !sbpl_path_firmlinked(pl->params[from[l]->v[i]].value))
+				rc = ilist_push(to[l], SIZE_MAX);
+			else
+				rc = plan_fold_param(pl, ix, from[l]->v[i], l < 2, to[l], err);
+		}
+	namefold_index_free(ix);
+	return rc;
+}
+
 int sbpl_plan_build(struct sbpl_plan *pl, const struct request *req,
 		    const struct sbpl_opts *opts, char *err)
 {
@@ -284,6 +353,10 @@ int sbpl_plan_build(struct sbpl_plan *pl, const struct request *req,
 		rc = plan_denies(pl, err);
 	if (!rc)
 		rc = plan_ancestors(pl, err);
+	if (!rc)
+		rc = plan_fold(pl, opts->name_fold, err);
+	if (!rc)
+		rc = sbpl_plan_everyday(pl, opts, err);
 	if (rc == -ENOMEM)
 		sbpl_fail(err, rc, "out of memory");
 	return rc;
@@ -301,6 +374,10 @@ void sbpl_plan_free(struct sbpl_plan *pl)
 	free(pl->write_denies.v);
 	free(pl->read_denies.v);
 	free(pl->ancestors.v);
+	free(pl->write_denies_fold.v);
+	free(pl->read_denies_fold.v);
+	free(pl->ancestors_fold.v);
+	free(pl->metas.v);
 	free(pl->anc_set);
 	memset(pl, 0, sizeof(*pl));
 }

@@ -6,9 +6,15 @@
  *     and tag, each -D NAME=VALUE of its parameters, --, the command
  *     resolved by execvp's rules, its arguments; the preflight the same up
  *     to --, then a path in the private temp directory that does not exist;
- *   - the command's environment has TMPDIR (TMP, TEMP) naming the private
- *     temp directory, made inside the request's temp_dir, removed at release;
- *   - enforcement says "seatbelt-sim", denials not reported;
+ *     the canary (between them) the same up to --, then /bin/bash -c, its
+ *     script, the marker sandproof-canary and its five arguments: a
+ *     control file in the write root, the listener's port, the first
+ *     absent protected component, no other-case spelling (the sim's
+ *     volume keeps case), a file in a fresh directory outside;
+ *   - the command's environment has TMPDIR (TMP, TEMP) naming the request's
+ *     temp_dir itself (the runtime root's tmp/, RT-3), which release leaves;
+ *   - enforcement says "seatbelt-sim", denials not reported, names matched
+ *     with normalization, the canary's three checks made;
  *   - policy paths: a write root that is a symlink, a deny_read below a
  *     symlinked directory, a dangling deny_write symlink are refused with
  *     their step and ELOOP; an absent deny_read outside is accepted;
@@ -26,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "namefold.h"
 #include "sandproof/request.h"
 #include "seatbelt.h"
 #include "t.h"
@@ -141,12 +148,18 @@ static void test_argv(void)
 		request_free(&req);
 		return;
 	}
-	t_ok(p->tmpdir && strncmp(p->tmpdir, tmpd, strlen(tmpd)) == 0 && p->tmpdir[strlen(tmpd)] == '/',
-	     "the private temp dir is inside the request's temp_dir (%s)", p->tmpdir);
+	t_ok(p->tmpdir && !strcmp(p->tmpdir, tmpd) && p->tmpdir_borrowed,
+	     "the temp dir is the request's temp_dir itself (RT-3: the root's tmp/) (%s)", p->tmpdir);
 	t_ok(p->tmpdir && env_of(p, "TMPDIR") && strcmp(env_of(p, "TMPDIR"), p->tmpdir) == 0 &&
 	     strcmp(env_of(p, "TMP"), p->tmpdir) == 0 && strcmp(env_of(p, "TEMP"), p->tmpdir) == 0,
 	     "TMPDIR, TMP and TEMP name it (the request's TMPDIR replaced)");
-	o = (struct sbpl_opts){.temp_dir = p->tmpdir, .message_tag = p->tag};
+	o = (struct sbpl_opts){.temp_dir = p->tmpdir, .message_tag = p->tag,
+			       .name_fold = p->name_fold, .terminal_ioctl = p->terminal_ioctl};
+	t_ok(p->terminal_ioctl == (geteuid() != 0),
+	     "terminal ioctls in the profile only for a runner that is not root (%s)",
+	     p->terminal_ioctl ? "not root: allowed" : "root: not allowed");
+	t_ok(p->name_fold == NAMEFOLD_NORM && !p->case_insensitive,
+	     "the sim's volume keeps case: the profile folds normalization only");
 	memset(&want, 0, sizeof(want));
 	t_ok(sbpl_generate(&req, &o, &want, gerr) == 0, "sbpl_generate (the reference) works");
 	t_ok(canon_resolve_command(&req, &exe) == 0, "the command resolves (%s)", exe ? exe : "-");
@@ -162,6 +175,23 @@ static void test_argv(void)
 	     !v[i + 1] && access(v[i], F_OK) < 0,
 	     "preflight: then one absent path in the private temp dir, nothing else");
 	v = log_argv(1);
+	i = check_prefix(v, &want, "canary");
+	{
+		char ctl[PATH_MAX], prot[PATH_MAX];
+
+		snprintf(ctl, sizeof(ctl), "%s/ws/.sandproof-canary-%ld", area, (long)getpid());
+		snprintf(prot, sizeof(prot), "%s/ws/.git", area);
+		t_ok(v[i] && !strcmp(v[i], "/bin/bash") && v[i + 1] && !strcmp(v[i + 1], "-c") &&
+		     v[i + 2] && v[i + 3] && !strcmp(v[i + 3], "sandproof-canary") && v[i + 4] &&
+		     !strcmp(v[i + 4], ctl) && v[i + 5] && atoi(v[i + 5]) > 0 && v[i + 6] &&
+		     !strcmp(v[i + 6], prot) && v[i + 7] && !v[i + 7][0] && v[i + 8] &&
+		     strstr(v[i + 8], "/sandproof-canary.") && !v[i + 9],
+		     "canary: /bin/bash -c SCRIPT sandproof-canary, control %s, a port, %s, no "
+		     "other case, an outside file", ctl, prot);
+		t_ok(v[i + 4] && access(v[i + 4], F_OK) < 0 && v[i + 8] && access(v[i + 8], F_OK) < 0,
+		     "canary: its control file and outside directory are gone afterwards");
+	}
+	v = log_argv(2);
 	i = check_prefix(v, &want, "run");
 	t_ok(v[i] && exe && strcmp(v[i], exe) == 0 && v[i + 1] && strcmp(v[i + 1], "-c") == 0 &&
 	     v[i + 2] && strcmp(v[i + 2], "exit 3") == 0 && v[i + 3] &&
@@ -170,13 +200,18 @@ static void test_argv(void)
 	platform_enforcement(p, &e);
 	t_ok(strcmp(e.backend, "seatbelt-sim") == 0 && !e.denials_logged && !e.seccomp_notify,
 	     "enforcement: backend seatbelt-sim, denials not reported");
+	t_ok(e.seatbelt.applied && !strcmp(e.name_matching, "normalization-insensitive") &&
+	     e.seatbelt.n_canary == 3 && !strcmp(e.seatbelt.canary[0], "loopback_connect") &&
+	     !strcmp(e.seatbelt.canary[1], "protected_create") &&
+	     !strcmp(e.seatbelt.canary[2], "write_outside"),
+	     "enforcement: name_matching normalization-insensitive, the canary's three checks");
 	{
 		char keep[256];
 
 		snprintf(keep, sizeof(keep), "%s", p->tmpdir);
 		platform_release(l, &d);
-		t_ok(access(keep, F_OK) < 0 && d.n == 0,
-		     "release removes the private temp dir, records no denial");
+		t_ok(access(keep, F_OK) == 0 && d.n == 0,
+		     "release leaves the root's tmp/ (RT-3), records no denial");
 	}
 	sbpl_profile_free(&want);
 	free(exe);

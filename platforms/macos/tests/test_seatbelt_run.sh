@@ -6,14 +6,26 @@
 #     started);
 #   - timeout: timed_out, and the command's process group is killed (a
 #     background sleeper it started is gone afterwards, checked by pid);
-#   - runtime roots: TMPDIR names a fresh directory in the root's tmp/,
-#     removed after the run; the root's lease is held while the command
-#     runs (flock -n on it fails from inside, where flock(1) exists);
+#   - runtime roots: TMPDIR names the root's tmp/ itself (RT-3), which
+#     stays after the run with what the command left; the root's lease is
+#     held while the command runs (flock -n on it fails from inside, where
+#     flock(1) exists);
 #   - fail closed: a symlinked write root, a stated pids limit and (posix-sim
 #     only: its sandbox-exec simulates them) a profile sandbox-exec refuses
 #     and a sandbox-exec that hangs before the command (10 s) are
 #     sandbox_setup_failure with their step, and the command's marker file
 #     is absent from the host;
+#   - the canary (platforms/macos/enforce/canary.c): enforcement.seatbelt
+#     names how names are matched and the canary's checks; in the
+#     posix-sim, with a stand-in that does not hold what the canary checks
+#     (SANDPROOF_SIM_CANARY=run), the run is refused (step canary), the
+#     command's marker is absent, and what the canary made is gone from the
+#     host (the protected name, the outside directory); with network allow
+#     no loopback check is made;
+#   - a case-insensitive volume (the posix-sim as root: exFAT through FUSE
+#     on a loop device, unmounted and detached after): name_matching
+#     "case-insensitive", the canary also creates the protected name's
+#     other-case spelling, and the refusal names both;
 #   - honesty: backend "seatbelt-sim" and denials_reported false in the
 #     posix-sim, whose doctor says SIMULATION and exits 1; "seatbelt" on
 #     macOS, where a write outside the write root must also be absent from
@@ -28,7 +40,15 @@ ref=$1 sp=$2 base=$3
 # refuses (macOS's are /private/tmp and /private/var); not the build tree,
 # which may lie below /tmp.
 area=$(mktemp -d "$base/sp-seatbelt-run.XXXXXX") || exit 1
-trap 'rm -rf "$area"' EXIT
+loopdev=
+cleanup() {
+	if [ -n "$loopdev" ]; then
+		umount "$area/exfat" 2>/dev/null
+		losetup -d "$loopdev" 2>/dev/null
+	fi
+	rm -rf "$area"
+}
+trap cleanup EXIT
 mkdir "$area/ws" "$area/hosttmp"
 # The runner's own temp directory, where a run without a runtime root gets
 # its private TMPDIR (canonical here; /tmp is refused by the generator).
@@ -98,9 +118,9 @@ lease_cmd='echo "$TMPDIR"; touch "$TMPDIR/f"; for l in '"$area"'/rt/*.lease; do 
 req rt "[\"sh\",\"-c\",\"$(printf '%s' "$lease_cmd" | sed 's/"/\\"/g')\"]" '' ",\"runtime\":{\"parent\":\"$area/rt\"}"
 root=$(j "$area/rt.json" 'o["runtime"]["root"]' 2>/dev/null)
 tmpd=$(j "$area/rt.json" 'o["stdout"].splitlines()[0]' 2>/dev/null)
-check '[ -n "$root" ] && case "$tmpd" in "$root"/tmp/sandproof-run.*) true;; *) false;; esac' \
-	"TMPDIR is a per-run directory in the runtime root's tmp/ ($tmpd)"
-check '[ -n "$tmpd" ] && [ ! -e "$tmpd" ] && [ -d "$root/tmp" ]' "the per-run TMPDIR is removed after the run"
+check '[ -n "$root" ] && [ "$tmpd" = "$root/tmp" ]' \
+	"TMPDIR is the runtime root's tmp/ itself, RT-3 ($tmpd)"
+check '[ -n "$tmpd" ] && [ -f "$tmpd/f" ]' "the root's tmp/ stays after the run, with the command's file in it"
 leased=$(j "$area/rt.json" 'o["stdout"].splitlines()[1]' 2>/dev/null)
 case $leased in
 noflock) skip "no flock(1) here: the lease is not checked from inside" ;;
@@ -133,6 +153,49 @@ else
 	req esc "[\"sh\",\"-c\",\"echo x > $outside\"]"
 	check '[ ! -e "$outside" ]' "macOS: a write outside the write root is absent from the host"
 	rm -f "$outside"
+fi
+
+# ---- the canary ------------------------------------------------------------------
+check '[ "$(j $area/ok.json "o[\"enforcement\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "normalization-insensitive loopback_connect,protected_create,write_outside" ]' \
+	"enforcement: names matched normalization-insensitively; the canary checked loopback, a protected name, a write outside"
+if [ $sim -eq 1 ]; then
+	rm -rf "$area/ws/.git"
+	req canary "[\"touch\",\"$marker\"]" '' '' ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/canary.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check '[ "$(j $area/canary.json "o[\"kind\"]" "o[\"setup_error\"][\"step\"]" "o[\"setup_error\"][\"errno\"]")" = "sandbox_setup_failure canary EPROTO" ]' \
+		"a stand-in that does not hold what the canary checks: refused, step canary, EPROTO"
+	check 'case $det in *"connected to 127.0.0.1:"*"created $area/ws/.git"*"wrote outside "*) true;; *) false;; esac' \
+		"... naming what got through: the loopback connect, the protected name, the write outside ($det)"
+	check '[ ! -e "$marker" ] && [ ! -e "$area/ws/.git" ] && [ -z "$(ls -A "$area/hosttmp")" ] && [ -z "$(ls -A "$area/ws" | grep sandproof-canary)" ]' \
+		"... the command did not run, and nothing the canary made is left on the host"
+	req canary_net "[\"touch\",\"$marker\"]" '' ',"network":{"mode":"allow"}' ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/canary_net.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check '[ "$(j $area/canary_net.json o[\"kind\"])" = sandbox_setup_failure ] && case $det in *connected*) false;; *"created $area/ws/.git"*) true;; *) false;; esac && [ ! -e "$marker" ]' \
+		"with network allow: no loopback check, the protected name still refuses the run ($det)"
+fi
+
+# ---- a case-insensitive volume (posix-sim, root: exFAT through FUSE) -------------
+if [ $sim -eq 1 ] && [ "$(id -u)" = 0 ] && command -v mkfs.exfat >/dev/null &&
+	command -v mount.exfat-fuse >/dev/null && [ -e /dev/fuse ] &&
+	truncate -s 32M "$area/exfat.img" && mkfs.exfat "$area/exfat.img" >/dev/null 2>&1 &&
+	loopdev=$(losetup -f --show "$area/exfat.img" 2>/dev/null) && mkdir "$area/exfat" &&
+	mount.exfat-fuse "$loopdev" "$area/exfat" >/dev/null 2>&1; then
+	mkdir "$area/exfat/ws"
+	ci_req() {
+		printf '{"version":1,"command":["touch","%s"],"cwd":"%s/exfat/ws","env":{%s%s},"profile":{"filesystem":{"allow_temp":false,"write_roots":[{"root":"%s/exfat/ws"}]}}}' \
+			"$marker" "$area" "$PATHS" "$2" "$area" >"$area/$1.req"
+		"$ref" run --request "$area/$1.req" >"$area/$1.json" 2>"$area/$1.err"
+	}
+	ci_req ci_ok ''
+	check '[ "$(j $area/ci_ok.json "o[\"kind\"]" "o[\"enforcement\"][\"name_matching\"]" "\",\".join(o[\"enforcement\"][\"seatbelt\"][\"canary\"])")" = "success case-insensitive loopback_connect,protected_create,protected_create_other_case,write_outside" ]' \
+		"a case-insensitive volume (exFAT): name_matching case-insensitive, the canary also tries the other case"
+	rm -f "$marker"
+	ci_req ci_run ',"SANDPROOF_SIM_CANARY":"run"'
+	det=$(j "$area/ci_run.json" 'o["setup_error"]["detail"]' 2>/dev/null)
+	check 'case $det in *"created $area/exfat/ws/.git;"*"created $area/exfat/ws/.GIT;"*) true;; *) false;; esac && [ ! -e "$marker" ] && [ -z "$(ls -A "$area/exfat/ws")" ]' \
+		"... a stand-in that lets it through is refused naming .git and .GIT, and nothing is left ($det)"
+else
+	skip "a case-insensitive volume: needs the posix-sim as root with exfat-fuse, mkfs.exfat and /dev/fuse"
 fi
 
 # ---- doctor --------------------------------------------------------------------

@@ -43,8 +43,9 @@ struct enforcement {
 	/* How the volumes of the write roots' policy paths match names, as
 	 * the runner decided and acted on (META-6): "exact" (byte for byte),
 	 * "case-insensitive" (at least one folds: a name it considers equal
-	 * to a protected name is that name); NULL when the backend decides
-	 * nothing of it (outcome: null). */
+	 * to a protected name is that name); on macOS also
+	 * "normalization-insensitive" (NFC and NFD spellings are one name);
+	 * NULL when the backend decides nothing of it (outcome: null). */
 	const char *name_matching;
 	/* Denials were read from the OS's own log after the run (macOS: the
 	 * unified log); with seccomp_notify what "denials_reported" says. */
@@ -61,6 +62,15 @@ struct enforcement {
 		unsigned acl_entries;        /* ACEs set on objects (skipped absent ones not) */
 		unsigned wfp_filters;        /* block filters added */
 	} windows;
+	/* The Seatbelt backend ("seatbelt", "seatbelt-sim"): the canary's
+	 * checks that were made before the command and that nothing got
+	 * through ("loopback_connect", "protected_create", ...).  applied false
+	 * on every other backend, and the outcome then leaves the object out. */
+	struct {
+		bool applied;
+		const char *canary[6];
+		size_t n_canary;
+	} seatbelt;
 };
 
 /* What the limits were seen to do in one launch (LIM-7): for each limit

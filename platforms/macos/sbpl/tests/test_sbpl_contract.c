@@ -1,6 +1,6 @@
 /* test_sbpl_contract.c - the contract, asked of every generated profile.
  *
- *   test_sbpl_contract [--min N] PATH...
+ *   test_sbpl_contract [--min N] [--fold norm|case] PATH...
  *
  * Every *.json under each PATH (a directory, or one file) is a request, as
  * sandproof-ref would read it.  Each one request_parse accepts has its
@@ -34,6 +34,13 @@
  *   controls writes inside each write root and the temp directory are
  *            allowed, and with network allow a connection is: a profile
  *            that denies everything fails.
+ * With --fold the volume folds names (namefold.h: norm, or case and
+ * norm): the profile is generated for it (sbpl_opts.name_fold), the model
+ * decides on that file system (sbpl_query.fs_fold: the caller's spelling
+ * or the stored one, whichever is allowed), and every question about a
+ * protected name, read-only subpath, deny_write or deny_read path and each
+ * of their ancestors is asked again of every other spelling of it
+ * (sbpl_variants.h), with the path absent and present.
  * A request the generator refuses is counted and its reason shown (a
  * refusal runs nothing: fail closed, not a violation).  At least N (default
  * 1) distinct requests must get a profile, so an empty recording fails. */
@@ -44,9 +51,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "namefold.h"
 #include "sandproof/request.h"
 #include "sbpl.h"
 #include "sbpl_model.h"
+#include "sbpl_variants.h"
 #include "t.h"
 
 #define HOME "/Users/sandproof"
@@ -67,7 +76,18 @@ struct chk {
 	long asked, failed;
 };
 
-static long total_asked, total_controls;
+static long total_asked, total_controls, total_variants;
+
+/* --fold: the volume's folding and its index (NULL: names are bytes). */
+static unsigned fold;
+static struct namefold_index *fold_ix;
+
+/* The paths that exist, as stored, for the model's folding file system:
+ * the write roots and the temp directory, and while a question about a
+ * present path is asked, that path and its ancestors. */
+#define FS_MAX 64
+static const char *fs_names[FS_MAX];
+static size_t fs_base, fs_n;
 
 /* The line of the profile at byte pos, for a failure message. */
 static void rule_text(const char *text, long pos, char *buf, size_t len)
@@ -118,9 +138,34 @@ static void ask(struct chk *c, struct sbpl_query *q, int want, const char *fmt, 
 
 static void ask_fs(struct chk *c, const char *op, const char *path, int want, const char *why)
 {
-	struct sbpl_query q = {.op = op, .path = path};
+	struct sbpl_query q = {.op = op, .path = path, .fs_fold = fold, .fs_names = fs_names,
+			       .n_fs_names = fs_n};
 
-	ask(c, &q, want, "%s %s (%s)", op, path, why);
+	ask(c, &q, want, "%s %s (%s%s)", op, path, why,
+	    !fold ? "" : fs_n > fs_base ? "; present, on a folding volume"
+					 : "; absent, on a folding volume");
+}
+
+/* Only the base paths exist again (the ones fs_present added go). */
+static void fs_absent(void)
+{
+	while (fs_n > fs_base)
+		free((char *)fs_names[--fs_n]);
+}
+
+/* p and its ancestors (but "/") exist, spelled as p spells them, for the
+ * next questions. */
+static void fs_present(const char *p)
+{
+	char *a = strdup(p), *slash;
+
+	fs_absent();
+	while (a && *a && strcmp(a, "/") && fs_n < FS_MAX) {
+		fs_names[fs_n++] = strdup(a);
+		slash = strrchr(a, '/');
+		*(slash == a ? slash + 1 : slash) = '\0';
+	}
+	free(a);
 }
 
 static char *join(const char *a, const char *b)
@@ -238,26 +283,119 @@ static void q_outside(struct chk *c, const struct ctx *x)
 	}
 }
 
-/* Deny create, data and unlink of p and beneath it; unlink and create of
- * each ancestor from its parent up to and including root (NULL: none). */
-static void q_denied_path(struct chk *c, const char *p, const char *root, const char *why)
+typedef void (*question)(struct chk *c, const char *spelling, const char *why);
+
+/* Ask q of p, and on a folding volume of every other spelling of p too,
+ * with p absent and with p (and its ancestors) present as p spells them. */
+static void each_spelling(struct chk *c, const char *p, question q, const char *why)
+{
+	struct variants v;
+
+	q(c, p, why);
+	if (!fold || variants_of(fold_ix, p, &v) < 0)
+		return;
+	total_variants += (long)v.n;
+	for (int present = 0; present < 2; present++) {
+		if (present)
+			fs_present(p);
+		for (size_t i = 0; i < v.n; i++)
+			q(c, v.v[i], why);
+		fs_absent();
+	}
+	variants_free(&v);
+}
+
+/* The write root of the denied path being asked about (NULL: none),
+ * where a file of the command's own stands for the other end of a move. */
+static const char *cur_root;
+
+/* An operation on two paths (sbpl_model_decide_move), both readings. */
+static void ask_move(struct chk *c, enum sbpl_move kind, const char *from, const char *to,
+		     int want, const char *why)
+{
+	static const enum sbpl_order orders[] = {SBPL_ORDER_SPECIFIC_FIRST, SBPL_ORDER_FLAT};
+	static const char *const kname[] = {"rename", "exchange", "link", "clone"};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct sbpl_query q = {.order = orders[k], .fs_fold = fold, .fs_names = fs_names,
+				       .n_fs_names = fs_n};
+		int got = sbpl_model_decide_move(c->m, &q, kind, from, to);
+
+		c->asked++;
+		if (got == want || c->failed++ >= MAX_SHOWN)
+			continue;
+		printf("# %s: %s %s -> %s (%s): want %s, the model says %s (%s reading)\n", c->name,
+		       kname[kind], from, to, why, want ? "allow" : "deny",
+		       got == 1 ? "allow" : got == 0 ? "deny" : "an error", k ? "flat" : "specific-first");
+	}
+}
+
+/* Binding a unix socket at p: the socket's node would be p. */
+static void ask_bind(struct chk *c, const char *p, const char *why)
+{
+	struct sbpl_query q = {.op = "network-bind", .remote = {.port = -1},
+			       .local = {.unix_path = p, .port = -1}};
+
+	ask(c, &q, 0, "bind a unix socket at %s (%s)", p, why);
+}
+
+/* No create, data, unlink or mode change of it or beneath it; nothing
+ * renamed, exchanged or hard-linked into its place; no unix socket bound
+ * at it; no hard link of it made in the write root. */
+static void q_denied_one(struct chk *c, const char *p, const char *why)
 {
 	static const char *const ops[] = {"file-write-create", "file-write-data",
 					  "file-write-unlink", "file-write-mode", NULL};
-	char *child = join(p, "sandproof-child"), *a = strdup(p), *slash;
+	char *child = join(p, "sandproof-child");
 
 	for (size_t o = 0; ops[o]; o++) {
 		ask_fs(c, ops[o], p, 0, why);
 		ask_fs(c, ops[o], child, 0, why);
 	}
+	ask_bind(c, p, why);
+	if (cur_root) {
+		char *src = join(cur_root, "sandproof-src"), *lnk = join(cur_root, "sandproof-link");
+
+		ask_move(c, SBPL_MOVE_RENAME, src, p, 0, why);
+		ask_move(c, SBPL_MOVE_EXCHANGE, p, src, 0, why);
+		ask_move(c, SBPL_MOVE_LINK, src, p, 0, why);
+		ask_move(c, SBPL_MOVE_LINK, p, lnk, 0, why);
+		free(src);
+		free(lnk);
+	}
+	free(child);
+}
+
+/* An ancestor: not renamed away, nor renamed into place. */
+static void q_ancestor_one(struct chk *c, const char *a, const char *why)
+{
+	(void)why;
+	ask_fs(c, "file-write-unlink", a, 0, "an ancestor: renamed away, META-2");
+	ask_fs(c, "file-write-create", a, 0, "an ancestor: renamed into place, META-2");
+	if (cur_root && strcmp(a, cur_root)) {
+		char *away = join(cur_root, "sandproof-away"), *src = join(cur_root, "sandproof-src");
+
+		ask_move(c, SBPL_MOVE_RENAME, a, away, 0, "an ancestor renamed away, META-2");
+		ask_move(c, SBPL_MOVE_RENAME, src, a, 0, "an ancestor renamed into place, META-2");
+		free(away);
+		free(src);
+	}
+}
+
+/* Deny create, data and unlink of p and beneath it; unlink and create of
+ * each ancestor from its parent up to and including root (NULL: none). */
+static void q_denied_path(struct chk *c, const char *p, const char *root, const char *why)
+{
+	char *a = strdup(p), *slash;
+
+	cur_root = root;
+	each_spelling(c, p, q_denied_one, why);
 	while (root && a && strcmp(a, root) && beneath(root, a)) {
 		slash = strrchr(a, '/');
 		*(slash == a ? slash + 1 : slash) = '\0';
-		ask_fs(c, "file-write-unlink", a, 0, "an ancestor: renamed away, META-2");
-		ask_fs(c, "file-write-create", a, 0, "an ancestor: renamed into place, META-2");
+		each_spelling(c, a, q_ancestor_one, why);
 	}
 	free(a);
-	free(child);
 }
 
 /* The write root holding p, NULL: none. */
@@ -308,25 +446,50 @@ static void q_protected(struct chk *c, const struct request *r)
 			      "deny_write, FS-2");
 }
 
+/* deny_read: no read of it or beneath it, no exec or clone beneath it,
+ * not moved out. */
+static void q_deny_read_one(struct chk *c, const char *d, const char *why)
+{
+	char *child = join(d, "sandproof-child");
+
+	if (cur_root) {
+		char *copy = join(cur_root, "sandproof-copy");
+
+		ask_move(c, SBPL_MOVE_CLONE, child, copy, 0, "cloned out from beneath deny_read, FS-3");
+		ask_move(c, SBPL_MOVE_RENAME, d, copy, 0, "deny_read renamed out, FS-3");
+		free(copy);
+	}
+
+	(void)why;
+	ask_fs(c, "file-read-data", d, 0, "deny_read, FS-3");
+	ask_fs(c, "file-read-data", child, 0, "beneath deny_read, FS-3");
+	ask_fs(c, "file-read-metadata", child, 0, "beneath deny_read, FS-3");
+	ask_fs(c, "process-exec", child, 0, "beneath deny_read, FS-3");
+	ask_fs(c, "file-clone", child, 0, "cloned out from beneath deny_read, FS-3");
+	ask_fs(c, "file-write-unlink", d, 0, "deny_read moved out, FS-3");
+	free(child);
+}
+
+static void q_deny_read_ancestor(struct chk *c, const char *a, const char *why)
+{
+	(void)why;
+	ask_fs(c, "file-write-unlink", a, 0, "an ancestor of deny_read, FS-3");
+}
+
 static void q_deny_read(struct chk *c, const struct request *r)
 {
 	for (size_t k = 0; k < r->deny_read.n; k++) {
 		const char *d = r->deny_read.v[k], *root = root_of(r, d);
-		char *child = join(d, "sandproof-child"), *a = strdup(d), *slash;
+		char *a = strdup(d), *slash;
 
-		ask_fs(c, "file-read-data", d, 0, "deny_read, FS-3");
-		ask_fs(c, "file-read-data", child, 0, "beneath deny_read, FS-3");
-		ask_fs(c, "file-read-metadata", child, 0, "beneath deny_read, FS-3");
-		ask_fs(c, "process-exec", child, 0, "beneath deny_read, FS-3");
-		ask_fs(c, "file-clone", child, 0, "cloned out from beneath deny_read, FS-3");
-		ask_fs(c, "file-write-unlink", d, 0, "deny_read moved out, FS-3");
+		cur_root = root ? root : r->n_write_roots ? r->write_roots[0].root : NULL;
+		each_spelling(c, d, q_deny_read_one, NULL);
 		while (root && a && strcmp(a, root) && beneath(root, a)) {
 			slash = strrchr(a, '/');
 			*(slash == a ? slash + 1 : slash) = '\0';
-			ask_fs(c, "file-write-unlink", a, 0, "an ancestor of deny_read, FS-3");
+			each_spelling(c, a, q_deny_read_ancestor, NULL);
 		}
 		free(a);
-		free(child);
 	}
 }
 
@@ -385,6 +548,95 @@ static void q_unix(struct chk *c, const struct request *r)
 				.local = {.unix_path = sock, .port = -1}};
 	ask(c, &q, 0, "bind %s (NET-4)", sock);
 	free(sock);
+}
+
+static void ask_other(struct chk *c, struct sbpl_query *q, int want, const char *what)
+{
+	ask(c, q, want, "%s (%s)", q->op, what);
+}
+
+/* Everyday allowances stay narrow (issue 33, section 2): no sysctl that
+ * shows another process's arguments, environment or entry (PROC-9), and
+ * one that libc reads is allowed (the control); no setting of the host's
+ * ports (PRIV); no other terminal of the host read or written, a
+ * terminal made in the sandbox is (the control); the preferences daemon
+ * never when it could read what the file rules hide (FS-3, restricted
+ * reads), and granted with unrestricted reads and no deny_read (the
+ * control). */
+static void q_everyday(struct chk *c, const struct request *r)
+{
+	static const char *const hidden[] = {"kern.procargs2", "kern.procargs", "kern.proc.all",
+					     "kern.proc.pid.1", "kern.proc.pgrp.1", NULL};
+	static const char *const prefs[] = {"/Library/Preferences", HOME "/Library/Preferences",
+		HOME "/Library/Containers/a/Data/Library/Preferences",
+		"/private/var/root/Library/Preferences", NULL};
+	static const char *const pty[] = {"com.apple.sandbox.pty"};
+	struct sbpl_query q = {.op = "sysctl-read"};
+	bool read_all = r->fs_kind == FS_UNRESTRICTED, prefs_hidden = false;
+
+	for (size_t k = 0; hidden[k]; k++) {
+		q.sysctl_name = hidden[k];
+		ask(c, &q, 0, "sysctl-read %s (another process's arguments or entry, PROC-9)", hidden[k]);
+	}
+	q.sysctl_name = "hw.ncpu";
+	ask(c, &q, 1, "sysctl-read hw.ncpu (what libc reads: the control)");
+	q = (struct sbpl_query){.op = "mach-host-special-port-set"};
+	ask_other(c, &q, 0, "setting a host special port, PRIV");
+	q.op = "mach-host-exception-port-set";
+	ask_other(c, &q, 0, "setting a host exception port, PRIV");
+	q = (struct sbpl_query){.op = "file-read-data", .path = "/dev/ttys003"};
+	ask(c, &q, 0, "file-read-data /dev/ttys003 (another terminal of the host)");
+	q.op = "file-write-data";
+	ask(c, &q, 0, "file-write-data /dev/ttys003 (another terminal of the host)");
+	q.extensions = pty, q.n_extensions = 1;
+	ask(c, &q, 1, "file-write-data /dev/ttys003 (a terminal the sandbox made: the control)");
+	for (size_t i = 0; i < r->read_roots.n; i++)
+		read_all = read_all || !strcmp(r->read_roots.v[i], "/");
+	for (size_t k = 0; k < r->deny_read.n; k++) {
+		const char *d = r->deny_read.v[k];
+		char home[512] = "", *slash;
+
+		for (size_t i = 0; prefs[i]; i++)
+			prefs_hidden = prefs_hidden || beneath(d, prefs[i]) || beneath(prefs[i], d);
+		/* the home it lies in, whoever's: /Users/<u>/Library/Preferences */
+		if (!strncmp(d, "/Users/", 7) && strlen(d) < 400) {
+			snprintf(home, sizeof(home), "%s", d);
+			if ((slash = strchr(home + 7, '/')))
+				*slash = '\0';
+			strcat(home, "/Library/Preferences");
+			prefs_hidden = prefs_hidden || beneath(d, home) || beneath(home, d);
+		}
+	}
+	/* what everyday commands need is there (the controls) */
+	q = (struct sbpl_query){.op = "ipc-posix-sem", .ipc_name = "/mp-sandproof"};
+	ask_other(c, &q, 1, "a POSIX semaphore: Python's multiprocessing");
+	q = (struct sbpl_query){.op = "pseudo-tty"};
+	ask_other(c, &q, 1, "a pseudo-terminal: openpty");
+	q = (struct sbpl_query){.op = "file-write-data", .path = "/dev/ptmx"};
+	ask(c, &q, 1, "file-write-data /dev/ptmx (openpty)");
+	q = (struct sbpl_query){.op = "mach-lookup", .global_name = "com.apple.bsd.dirhelper"};
+	ask_other(c, &q, 1, "dirhelper: confstr's user folders");
+	for (size_t i = 0; i < r->n_write_roots; i++) {
+		char *a = strdup(r->write_roots[i].root), *slash;
+
+		/* a lookup of the write root walks every ancestor of it */
+		while (a && (slash = strrchr(a, '/')) && slash != a) {
+			bool under_deny = false;
+
+			*slash = '\0';
+			for (size_t k = 0; k < r->deny_read.n; k++)
+				under_deny = under_deny || beneath(r->deny_read.v[k], a);
+			if (!under_deny) /* a deny_read hides it, and all beneath (FS-3) */
+				ask_fs(c, "file-read-metadata", a, 1,
+				       "an ancestor of a write root: its lookup");
+		}
+		free(a);
+	}
+	q = (struct sbpl_query){.op = "mach-lookup", .global_name = "com.apple.cfprefsd.agent"};
+	if (!read_all || prefs_hidden)
+		ask_other(c, &q, 0, "the preferences daemon: it would read what the file rules hide");
+	else if (!r->deny_read.n)
+		ask_other(c, &q, 1, "the preferences daemon, reads unrestricted: the control");
 }
 
 /* Whether the request itself denies writing p: beneath a read-only
@@ -489,6 +741,14 @@ static void check_profile(const char *name, const struct request *r, const char 
 		t_ok(0, "%s: the model reads the generated profile: %s", name, err);
 		return;
 	}
+	/* What exists on the folding file system: the write roots and the
+	 * temp directory, as the request spells them. */
+	fs_n = 0;
+	for (size_t i = 0; i < r->n_write_roots && fs_n < FS_MAX / 2; i++)
+		fs_names[fs_n++] = r->write_roots[i].root;
+	if (temp && fs_n < FS_MAX / 2)
+		fs_names[fs_n++] = temp;
+	fs_base = fs_n;
 	if (r->fs_kind == FS_RESTRICTED) {
 		q_outside(&c, &x);
 		q_protected(&c, r);
@@ -497,6 +757,7 @@ static void check_profile(const char *name, const struct request *r, const char 
 	q_deny_read(&c, r);
 	q_network(&c, r);
 	q_unix(&c, r);
+	q_everyday(&c, r);
 	total_asked += c.asked;
 	if (c.failed > MAX_SHOWN)
 		printf("# %s: ... %ld more\n", name, c.failed - MAX_SHOWN);
@@ -525,7 +786,8 @@ static void check_file(struct tally *t, const char *path)
 		snprintf(temp, sizeof(temp), "%s/0123456789abcdef/tmp", r.runtime_parent);
 	else
 		snprintf(temp, sizeof(temp), "/private/var/folders/sp/sandproof-run/T");
-	struct sbpl_opts o = {.temp_dir = r.allow_temp ? temp : NULL, .message_tag = "sp-test"};
+	struct sbpl_opts o = {.temp_dir = r.allow_temp ? temp : NULL, .message_tag = "sp-test",
+			      .name_fold = fold};
 	rc = sbpl_generate(&r, &o, &p, gerr);
 	if (rc < 0) {
 		t->refused_gen++;
@@ -581,14 +843,24 @@ int main(int argc, char **argv)
 	long min = 1;
 	int k = 1;
 
-	if (argc > 2 && !strcmp(argv[1], "--min")) {
-		min = atol(argv[2]);
-		k = 3;
+	for (; k + 1 < argc && argv[k][0] == '-'; k += 2) {
+		if (!strcmp(argv[k], "--min")) {
+			min = atol(argv[k + 1]);
+		} else if (!strcmp(argv[k], "--fold") && !strcmp(argv[k + 1], "norm")) {
+			fold = NAMEFOLD_NORM;
+		} else if (!strcmp(argv[k], "--fold") && !strcmp(argv[k + 1], "case")) {
+			fold = NAMEFOLD_CASE;
+		} else {
+			k = argc;
+			break;
+		}
 	}
 	if (k >= argc) {
-		fprintf(stderr, "usage: test_sbpl_contract [--min N] PATH...\n");
+		fprintf(stderr, "usage: test_sbpl_contract [--min N] [--fold norm|case] PATH...\n");
 		return 2;
 	}
+	if (fold && namefold_index_new(fold, &fold_ix) < 0)
+		return 1;
 	for (; k < argc; k++)
 		check_path(&t, argv[k]);
 	printf("# %ld files: %ld refused by request_parse, %ld by the generator, %ld profiles "
@@ -598,6 +870,10 @@ int main(int argc, char **argv)
 	     total_controls);
 	t_ok(t.distinct >= min, "at least %ld distinct requests got a profile and were checked (%ld)",
 	     min, t.distinct);
+	if (fold)
+		t_ok(total_variants > 0, "other spellings of the guarded names were asked (%ld)",
+		     total_variants);
+	namefold_index_free(fold_ix);
 	for (size_t i = 0; i < t.n_seen; i++)
 		free(t.seen[i]);
 	free(t.seen);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "namefold.h"
 #include "sbpl_model.h"
 #include "t.h"
 
@@ -329,6 +330,122 @@ static void prefixes(void)
 	t_ok(bad == 0 && whole == 1, "every prefix of a profile: read whole, or refused with a position");
 }
 
+/* A volume that folds names (MODEL.md): the operation is decided on the
+ * caller's spelling and on the stored spelling of what exists, allowed
+ * when either is; a byte-for-byte literal then protects nothing from a
+ * case variant, and a regex over every spelling does. */
+static void folding(void)
+{
+	static const char *const exists[] = {"/w", "/w/.git"};
+	struct sbpl_model *lit = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				       "(deny file-write* (literal \"/w/.git/hooks\") (subpath \"/w/.git/hooks\"))\n");
+	struct sbpl_model *re = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				      "(deny file-write* (regex #\"^/w/\\.[Gg][Ii][Tt]/[Hh][Oo][Oo][Kk][Ss](/.*)?$\"))\n");
+	struct sbpl_model *only_stored = parse(HEAD "(allow file-write* (literal \"/w/.GIT/x\"))\n");
+	struct sbpl_query q = {.op = "file-write-create", .path = "/w/.GIT/HOOKS",
+			       .fs_fold = NAMEFOLD_CASE, .fs_names = exists, .n_fs_names = 2};
+
+	t_ok(lit && sbpl_model_decide(lit, &q) == 1,
+	     "folding: a case variant of an absent protected name escapes a literal deny");
+	t_ok(re && sbpl_model_decide(re, &q) == 0, "folding: a regex over every spelling denies it");
+	q.fs_fold = 0;
+	t_ok(lit && sbpl_model_decide(lit, &q) == 1 && FS(lit, "file-write-create", "/w/.git/hooks") == 0,
+	     "bytes: the literal denies only its own spelling");
+	q.path = "/w/.git/x";
+	t_ok(only_stored && sbpl_model_decide(only_stored, &q) == 0,
+	     "bytes: a rule on another spelling does not apply");
+	q.fs_fold = NAMEFOLD_CASE;
+	t_ok(only_stored && sbpl_model_decide(only_stored, &q) == 0,
+	     "folding: what does not exist keeps the caller's spelling only");
+	{
+		static const char *const stored[] = {"/w/.GIT"};
+		struct sbpl_query s2 = {.op = "file-write-create", .path = "/w/.git/x",
+					.fs_fold = NAMEFOLD_CASE, .fs_names = stored, .n_fs_names = 1};
+
+		t_ok(only_stored && sbpl_model_decide(only_stored, &s2) == 1,
+		     "folding: an existing name is also handed over as stored (/w/.GIT)");
+		s2.fs_fold = NAMEFOLD_NORM;
+		t_ok(only_stored && sbpl_model_decide(only_stored, &s2) == 0,
+		     "normalization only: .git and .GIT are two names");
+	}
+	sbpl_model_free(lit);
+	sbpl_model_free(re);
+	sbpl_model_free(only_stored);
+}
+
+/* A filter that does not apply to the query (a network filter and a file
+ * write): read both ways, allowed when either reading allows (MODEL.md). */
+static void not_applying(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (require-not (remote ip \"*:*\")))\n");
+	struct sbpl_model *n = parse(HEAD "(allow file-write* (require-not (remote ip \"*:*\")))\n");
+	struct sbpl_model *d = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (subpath \"/w/x\"))\n");
+
+	t_ok(m && FS(m, "file-write-data", "/w/f") == 1,
+	     "require-not over a filter that does not apply: a deny that only one reading "
+	     "applies is not relied on (allowed)");
+	t_ok(n && FS(n, "file-write-data", "/w/f") == 1,
+	     "...and an allow that one reading applies is taken (allowed)");
+	t_ok(d && FS(d, "file-write-data", "/w/x/f") == 0,
+	     "filters that apply are read as before (denied)");
+	sbpl_model_free(m);
+	sbpl_model_free(n);
+	sbpl_model_free(d);
+}
+
+/* /Users/x and /System/Volumes/Data/Users/x are one file (firmlinks). */
+static void firmlinks(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/System/Volumes/Data/Users/u\"))\n"
+				     "(deny file-write* (subpath \"/Users/u/.git\"))\n");
+	struct sbpl_model *r = parse(HEAD "(allow file-write* (subpath \"/System/Volumes/Data/Users/u\"))\n"
+				     "(deny file-write* (regex #\"^(/System/Volumes/Data)?/Users/u/\\.git(/.*)?$\"))\n");
+
+	t_ok(m && FS(m, "file-write-create", "/System/Volumes/Data/Users/u/.git/x") == 1 &&
+	     FS(m, "file-write-create", "/Users/u/.git/x") == 1,
+	     "firmlinks: a deny on one spelling leaves the other (allowed either way)");
+	t_ok(r && FS(r, "file-write-create", "/System/Volumes/Data/Users/u/.git/x") == 0 &&
+	     FS(r, "file-write-create", "/Users/u/.git/x") == 0,
+	     "firmlinks: a deny on both spellings holds");
+	t_ok(r && FS(r, "file-write-create", "/Users/u/f") == 1,
+	     "firmlinks: the allow on the data volume's spelling reaches /Users too");
+	sbpl_model_free(m);
+	sbpl_model_free(r);
+}
+
+/* Two paths: every reading, allowed when one allows (MODEL.md). */
+static void moves(void)
+{
+	struct sbpl_model *m = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				     "(deny file-write* (subpath \"/w/p\"))\n"
+				     "(deny file-clone (subpath \"/w/secret\"))\n");
+	struct sbpl_model *all = parse(HEAD "(allow file-write* (subpath \"/w\"))\n"
+				       "(deny file-write* (subpath \"/w/p\"))\n(deny file-link)\n"
+				       "(deny file-clone)\n");
+	struct sbpl_query q = {.order = SBPL_ORDER_SPECIFIC_FIRST};
+
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/a", "/w/b") == 1 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/a", "/w/p") == 0 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_RENAME, "/w/p", "/w/a") == 0,
+	     "rename: unlink of the source and create of the target");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_EXCHANGE, "/w/p", "/w/a") == 0 &&
+	     sbpl_model_decide_move(m, &q, SBPL_MOVE_EXCHANGE, "/w/a", "/w/b") == 1,
+	     "exchange: denied when either path is");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_LINK, "/w/p/f", "/w/l") == 1,
+	     "link: a deny on the existing file's writes does not stop a link of it (file-link "
+	     "checked on the new name in one reading)");
+	t_ok(m && sbpl_model_decide_move(m, &q, SBPL_MOVE_CLONE, "/w/secret/k", "/w/c") == 1,
+	     "clone: a file-clone deny on the source is not relied on (checked on the new name "
+	     "in one reading)");
+	t_ok(all && sbpl_model_decide_move(all, &q, SBPL_MOVE_LINK, "/w/p/f", "/w/l") == 0 &&
+	     sbpl_model_decide_move(all, &q, SBPL_MOVE_CLONE, "/w/secret/k", "/w/c") == 0,
+	     "a link or clone denied everywhere is denied in every reading");
+	sbpl_model_free(m);
+	sbpl_model_free(all);
+}
+
 int main(void)
 {
 	last_match();
@@ -342,5 +459,9 @@ int main(void)
 	others();
 	errors();
 	prefixes();
+	folding();
+	not_applying();
+	firmlinks();
+	moves();
 	return t_done();
 }
