@@ -51,7 +51,8 @@ w="$root/platforms/windows"
 "$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
 	-D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE -I"$w/enforce" -I"$w/plan" \
 	-o "$tmp/winsmoke.exe" "$w/tests/winsmoke.c" \
-	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/acl.c" \
+	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/token_rule.c" "$w/enforce/acl.c" \
+	"$w/plan/winplan_token.c" \
 	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
 	"$w/enforce/wfp.c" "$w/enforce/resolve.c" -I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
 # The junction and oplock primitives (platforms/windows/prims/README.md).

@@ -174,27 +174,31 @@ int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e)
 	return 0;
 }
 
-/* The ACE merged into h's DACL (deny ACEs ordered first by SetEntriesInAclW),
- * set through h. */
-static int acl_merge(HANDLE h, const struct winplan_ace *ace, PSID sid, struct wenf_error *e)
+/* One ACE per SID of the entry merged into h's DACL (deny ACEs ordered first
+ * by SetEntriesInAclW), set through h.  dir: h is a directory (a file takes
+ * no inheritance flags). */
+static int acl_merge(HANDLE h, bool dir, const struct winplan_ace *ace, PSID *sids,
+		     struct wenf_error *e)
 {
 	PSECURITY_DESCRIPTOR sd = NULL;
 	PACL old = NULL, nacl = NULL;
-	EXPLICIT_ACCESSW ea;
+	EXPLICIT_ACCESSW ea[WINPLAN_SIDS_MAX];
 	DWORD err = GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
 				    &old, NULL, &sd);
 
 	if (err != ERROR_SUCCESS)
 		return wenf_fail(e, "acl", ace->path, wenf_errno(err),
 				 "GetSecurityInfo: error %lu", err);
-	memset(&ea, 0, sizeof(ea));
-	ea.grfAccessPermissions = ace->mask;
-	ea.grfAccessMode = ace->effect == WINPLAN_DENY ? DENY_ACCESS : GRANT_ACCESS;
-	ea.grfInheritance = ace->inherit;
-	ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
-	ea.Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
-	ea.Trustee.ptstrName = (LPWSTR)sid;
-	err = SetEntriesInAclW(1, &ea, old, &nacl);
+	memset(ea, 0, sizeof(ea));
+	for (size_t i = 0; i < ace->n_sids; i++) {
+		ea[i].grfAccessPermissions = ace->mask;
+		ea[i].grfAccessMode = ace->effect == WINPLAN_DENY ? DENY_ACCESS : GRANT_ACCESS;
+		ea[i].grfInheritance = dir ? ace->inherit : NO_INHERITANCE;
+		ea[i].Trustee.TrusteeForm = TRUSTEE_IS_SID;
+		ea[i].Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
+		ea[i].Trustee.ptstrName = (LPWSTR)sids[i];
+	}
+	err = SetEntriesInAclW((ULONG)ace->n_sids, ea, old, &nacl);
 	if (err == ERROR_SUCCESS)
 		err = SetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
 				      nacl, NULL);
@@ -230,21 +234,28 @@ static int acl_absent(const struct winplan_ace *ace, const wchar_t *w, bool *cre
 	}
 }
 
-int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e)
 {
 	wchar_t *w = wenf_wide(ace->path), *sddl = NULL;
 	BY_HANDLE_FILE_INFORMATION info;
 	HANDLE h = INVALID_HANDLE_VALUE;
-	bool created = false, journalled = false;
+	bool created = false, journalled = false, dir;
+	PSID sids[WINPLAN_SIDS_MAX];
 	int rc;
 
 	*applied = false;
 	if (!w)
 		return wenf_fail(e, "acl", ace->path, EINVAL, "path is not valid UTF-8");
-	if (!sid || !ace->mask) {
+	for (size_t i = 0; i < ace->n_sids && i < WINPLAN_SIDS_MAX; i++)
+		sids[i] = token_plan_sid(ace->sids[i], s);
+	for (size_t i = 0; i < ace->n_sids; i++)
+		if (i >= WINPLAN_SIDS_MAX || !sids[i])
+			ace = NULL;
+	if (!ace || !ace->n_sids || !ace->mask) {
 		free(w);
-		return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID or access mask");
+		return wenf_fail(e, "acl", ace ? ace->path : NULL, EINVAL,
+				 "ACE without SID or access mask");
 	}
 	rc = acl_open_checked(w, 0, &h, &info, e);
 	if (rc == -ENOENT) {
@@ -256,6 +267,13 @@ int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
 			return 0;
 		}
 	}
+	dir = rc == 0 && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
+	if (rc == 0 && !dir && (ace->inherit & WINPLAN_INHERIT_ONLY)) {
+		/* Inherit-only on a file: it would apply to nothing. */
+		CloseHandle(h);
+		free(w);
+		return 0;
+	}
 	if (rc == 0)
 		rc = acl_sddl_of(h, &sddl, e);
 	/* Journalled and flushed before the change (crash-safe restore). */
@@ -263,7 +281,7 @@ int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
 		rc = acl_journal_append(j, &info, created, sddl, w, e);
 	journalled = rc == 0;
 	if (rc == 0)
-		rc = acl_merge(h, ace, sid, e);
+		rc = acl_merge(h, dir, ace, sids, e);
 	if (rc == 0)
 		*applied = true;
 	if (sddl)

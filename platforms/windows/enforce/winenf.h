@@ -60,20 +60,32 @@ char *wenf_utf8(const wchar_t *w);
  * see the SID a crashed run used.  *out is LocalFree()d by the caller. */
 int token_capability_sid(const char *workspace, PSID *out, struct wenf_error *e);
 
-/* The logon SID (SE_GROUP_LOGON_ID) of the current process token; *out is
- * LocalFree()d by the caller. */
+/* The logon SID (SE_GROUP_LOGON_ID) of the current process token, or of
+ * token h; *out is LocalFree()d by the caller. */
 int token_logon_sid(PSID *out, struct wenf_error *e);
+int token_logon_sid_of(HANDLE h, PSID *out, struct wenf_error *e);
 
-/* The SID a plan names: capability, logon, or Everyone (S-1-1-0).  The
- * returned SID belongs to the caller's cap/logon or is static (Everyone). */
-PSID token_plan_sid(enum winplan_sid which, PSID cap, PSID logon);
+/* The SIDs a plan names, resolved for one run (the caller's). */
+struct wenf_sids {
+	PSID cap;       /* the workspace's capability SID */
+	PSID logon;     /* the logon SID of the token the command's derives from */
+	PSID account;   /* the sandbox account's user SID, or NULL */
+};
 
-/* A primary restricted token from the current process token, per t: its
- * flags for CreateRestrictedToken and its restricting SIDs.  Medium
- * integrity (the caller's own level, never raised).  *out CloseHandle()d by
- * the caller. */
-int token_restricted_create(const struct winplan_token *t, PSID cap, PSID logon,
-			    HANDLE *out, struct wenf_error *e);
+/* The SID a plan names: one of s's, or Everyone (S-1-1-0, static).  NULL
+ * when s lacks it. */
+PSID token_plan_sid(enum winplan_sid which, const struct wenf_sids *s);
+
+/* The command's primary token, derived from base (NULL: the current
+ * process token) by t's recipe: CreateRestrictedToken with t's flags and
+ * restricting SIDs, every group deny-only but those t keeps, every
+ * privilege deleted but t's kept one, integrity lowered to t's; then
+ * token_verify.  *out CloseHandle()d by the caller. */
+int token_restricted_create(const struct winplan_token *t, HANDLE base,
+			    const struct wenf_sids *s, HANDLE *out, struct wenf_error *e);
+/* Refuse (-EPERM, step "token:verify") a token with an enabled group t does
+ * not keep, a privilege but t's kept one, or an integrity above t's. */
+int token_verify(HANDLE tok, const struct winplan_token *t, struct wenf_error *e);
 
 /* Whether the current process token is elevated (TokenElevation). */
 bool token_is_elevated(void);
@@ -140,10 +152,12 @@ int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
 bool acl_attrs_refused(DWORD attrs);
 bool acl_final_path_differs(const wchar_t *want, const wchar_t *final);
 
-/* Apply one ACE of the plan: open checked (honouring ace->absent), journal
- * the prior DACL, merge the ACE (SetEntriesInAclW), SetSecurityInfo on the
- * handle.  *applied is set when an ACE was applied (false: skipped absent). */
-int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+/* Apply one entry of the plan: open checked (honouring ace->absent),
+ * journal the prior DACL, merge one ACE per SID of ace->sids (resolved in
+ * s) with SetEntriesInAclW, SetSecurityInfo on the handle.  On a file the
+ * inheritance flags are dropped and an inherit-only entry is skipped.
+ * *applied is set when ACEs were applied (false: skipped). */
+int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e);
 
 /* The DACL of an open handle as SDDL (LocalFree()d by the caller). */
@@ -181,6 +195,8 @@ int spawn_envblock(const char *const *env, size_t n, wchar_t **out);
 
 struct spawn_req {
 	HANDLE token;               /* NULL: the runner's own (smoke only) */
+	bool other_user;            /* token is another user's: CreateProcessWithTokenW */
+	const wchar_t *desktop;     /* "station\\desktop", or NULL: the runner's */
 	HANDLE job;                 /* the process is assigned before it runs */
 	const wchar_t *app;         /* resolved executable, or NULL (from cmdline) */
 	wchar_t *cmdline;           /* CreateProcess may write into it */
@@ -192,7 +208,10 @@ struct spawn_req {
 /* CreateProcess(AsUser)W suspended with PROC_THREAD_ATTRIBUTE_HANDLE_LIST
  * naming exactly in/out/err (inheritable only for this call), assigned to
  * the job, then resumed.  A process that cannot be assigned is terminated
- * and never resumed.  *pi holds the process and thread handles. */
+ * and never resumed.  *pi holds the process and thread handles.  With
+ * other_user: CreateProcessWithTokenW (the secondary logon service starts
+ * it, passing it the three standard handles and no other; the runner needs
+ * SeImpersonatePrivilege, which an elevated administrator holds). */
 int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e);
 
 /* spawn_start's two halves (the smoke observes the process between them):
@@ -210,9 +229,10 @@ struct wfp_session {
 };
 
 /* Open a dynamic session and add every filter of the plan, each matching
- * its SID (token_plan_sid of cap, logon) through FWPM_CONDITION_ALE_USER_ID,
- * in one transaction.  Not elevated: -EPERM, step "network", nothing added. */
-int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
+ * through FWPM_CONDITION_ALE_USER_ID a token granted FWP_ACTRL_MATCH_FILTER
+ * by a descriptor naming the filter's SIDs (resolved in sids), in one
+ * transaction.  Not elevated: -EPERM, step "network", nothing added. */
+int wfp_apply(const struct winplan_filter *f, size_t n, const struct wenf_sids *sids,
 	      struct wfp_session *s, struct wenf_error *e);
 
 /* Close the session (its filters vanish). */
@@ -220,5 +240,30 @@ void wfp_close(struct wfp_session *s);
 
 /* Whether the filtering engine can be opened at all (doctor). */
 int wfp_reachable(struct wenf_error *e);
+
+/* ---- account.c ---------------------------------------------------------- */
+
+/* The local user name's SID (LocalFree()); -ENOENT when there is none. */
+int account_sid(const char *name, PSID *out, struct wenf_error *e);
+/* The sandbox account exists (created when absent), is not in
+ * Administrators (else -EPERM), may log on as a batch job; its SID in *sid
+ * (LocalFree()).  Elevated only. */
+int account_ensure(const char *name, PSID *sid, struct wenf_error *e);
+/* A batch logon of the account with a fresh password (set, used, wiped;
+ * serialised by lock_dir\account.lock).  *token CloseHandle()d. */
+int account_logon(const char *name, const char *lock_dir, HANDLE *token, struct wenf_error *e);
+
+/* ---- desktop.c ---------------------------------------------------------- */
+
+struct wdesk {
+	HWINSTA ws;
+	HDESK desk;
+	wchar_t name[160];  /* "station\\desktop", for STARTUPINFO.lpDesktop */
+};
+
+/* A window station and desktop of the run's own, granting SYSTEM, the
+ * runner's user and logon (the command token's logon SID) and no one else. */
+int desktop_create(PSID logon, struct wdesk *d, struct wenf_error *e);
+void desktop_close(struct wdesk *d);
 
 #endif

@@ -23,6 +23,11 @@
  *   works    in each write root the command may write, create and delete
  *            what the runner itself may there (a plan that forbids
  *            everything passes nothing).
+ * Under a reading where the plan's outside canary gets through (the
+ * command's token may delete, re-secure or write a file of the runner's
+ * outside the grant) the backend refuses the run: nothing runs, nothing is
+ * checked for that reading, and the test says so; a plan the canary refuses
+ * under every reading fails "works".
  * One TAP line per request and property; the first failures are printed. */
 #include <dirent.h>
 #include <errno.h>
@@ -52,6 +57,8 @@ static const char *const prop_names[P_COUNT] = {
 
 struct tally {
 	int fail[P_COUNT];
+	int refused[WM_N_READINGS];  /* worlds where the outside canary refuses */
+	int worlds;
 	const char *name;
 };
 
@@ -311,6 +318,18 @@ static void check_world(struct tally *t, const struct request *req, const struct
 	for (int i = 0; i < WM_N_READINGS; i++) {
 		struct wm_reading r = wm_reading_nth(i);
 
+		/* The outside canary: the backend opens a file of the runner's,
+		 * outside the grant, under the command's token; anything granted
+		 * refuses the run, so under this reading nothing runs. */
+		if ((p->canaries & WINPLAN_CANARY_OUTSIDE) &&
+		    (wm_fs_can_delete(&w.fs, w.canary, &cmd, r) ||
+		     wm_fs_can(&w.fs, w.canary, WM_WRITE_DAC | WM_FILE_WRITE_DATA, &cmd, r) ||
+		     wm_fs_can(&w.fs, w.canary, WM_WRITE_DAC, &cmd, r) ||
+		     wm_fs_can(&w.fs, w.canary, WM_FILE_WRITE_DATA, &cmd, r))) {
+			t->refused[i]++;
+			continue;
+		}
+
 		/* An unrestricted filesystem grants what the user may write. */
 		if (req->fs_kind == FS_RESTRICTED)
 			check_fs(t, &w, &a, &cmd, r, who);
@@ -321,6 +340,23 @@ static void check_world(struct tally *t, const struct request *req, const struct
 			     wm_reading_name(r));
 	}
 	world_free(&w);
+}
+
+/* Where the outside canary refuses the run: said, and a plan refused under
+ * every reading does nothing at all ("works" fails). */
+static void report_refusals(struct tally *t)
+{
+	int all = 0;
+
+	for (int i = 0; i < WM_N_READINGS; i++) {
+		if (!t->refused[i])
+			continue;
+		printf("# %s: under %s the outside canary refuses the run (%d of %d worlds)\n",
+		       t->name, wm_reading_name(wm_reading_nth(i)), t->refused[i], t->worlds);
+		all += t->refused[i] == t->worlds;
+	}
+	if (all == WM_N_READINGS)
+		fail(t, P_WORKS, "the outside canary refuses the run under every reading");
 }
 
 static char *slurp(const char *path)
@@ -381,8 +417,9 @@ static int check_request(const char *dir, const char *name)
 		t_ok(0, "%s: the plan builds (%s)", name, perr);
 	} else {
 		for (size_t k = 0; k < N_RUNNERS; k++)
-			for (int present = 0; present < 2; present++)
+			for (int present = 0; present < 2; present++, t.worlds++)
 				check_world(&t, &req, &plan, runners[k], present);
+		report_refusals(&t);
 		for (int p = 0; p < P_COUNT; p++)
 			t_ok(t.fail[p] == 0, "%s: %s%s", name, prop_names[p],
 			     p == P_NET && !plan.network_denied ? " (network allow: no filter)" : "");

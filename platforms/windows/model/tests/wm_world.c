@@ -206,28 +206,33 @@ const char *world_sid(enum winplan_sid s, const struct wm_token *base)
 		return wm_token_logon_sid(base) ? wm_token_logon_sid(base) : "S-1-5-5-0-0";
 	case WINPLAN_SID_EVERYONE:
 		return WM_EVERYONE;
+	case WINPLAN_SID_ACCOUNT:
+		return WM_REF_ACCOUNT_SID;
 	}
 	return "S-1-0-0";
 }
 
-/* The ACE merged as SetEntriesInAclW merges: explicit denies first. */
-static int merge(struct world *w, int node, const struct wm_ace *a, enum wm_propagate mode)
+/* The ACEs merged as SetEntriesInAclW merges them: explicit denies first. */
+static int merge(struct world *w, int node, const struct wm_ace *a, size_t na,
+		 enum wm_propagate mode)
 {
 	struct wm_ace ex[WM_ACES_MAX], out[WM_ACES_MAX];
 	size_t n = wm_fs_explicit(&w->fs, node, ex), k = 0;
 
-	if (n + 1 > WM_ACES_MAX)
+	if (n + na > WM_ACES_MAX)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (ex[i].type == WM_ACE_DENY)
 			out[k++] = ex[i];
-	if (a->type == WM_ACE_DENY)
-		out[k++] = *a;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].type == WM_ACE_DENY)
+			out[k++] = a[i];
 	for (size_t i = 0; i < n; i++)
 		if (ex[i].type != WM_ACE_DENY)
 			out[k++] = ex[i];
-	if (a->type != WM_ACE_DENY)
-		out[k++] = *a;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].type != WM_ACE_DENY)
+			out[k++] = a[i];
 	return wm_fs_set(&w->fs, node, out, k, w->fs.v[node].sd.protected_dacl, mode);
 }
 
@@ -261,7 +266,7 @@ int world_apply(struct world *w, const struct winplan *p, const struct wm_token 
 	for (size_t i = 0; i < p->n_aces; i++) {
 		const struct winplan_ace *pa = &p->aces[i];
 		int node = wm_fs_resolve(&w->fs, pa->path, false);
-		struct wm_ace a;
+		struct wm_ace a[WINPLAN_SIDS_MAX];
 
 		if (node < 0)
 			node = absent(w, pa);
@@ -269,14 +274,20 @@ int world_apply(struct world *w, const struct winplan *p, const struct wm_token 
 			continue;
 		if (node < 0)
 			return -1;
-		memset(&a, 0, sizeof(a));
-		a.type = pa->effect == WINPLAN_DENY ? WM_ACE_DENY : WM_ACE_ALLOW;
-		a.mask = pa->mask;
-		if (w->fs.v[node].kind != WM_FILE)
-			a.flags = (pa->inherit & WINPLAN_OBJECT_INHERIT ? WM_OI : 0) |
-				  (pa->inherit & WINPLAN_CONTAINER_INHERIT ? WM_CI : 0);
-		snprintf(a.sid, WM_SID_MAX, "%s", world_sid(pa->sid, base));
-		if (merge(w, node, &a, mode) < 0) {
+		memset(a, 0, sizeof(a));
+		for (size_t k = 0; k < pa->n_sids && k < WINPLAN_SIDS_MAX; k++) {
+			a[k].type = pa->effect == WINPLAN_DENY ? WM_ACE_DENY : WM_ACE_ALLOW;
+			a[k].mask = pa->mask;
+			if (w->fs.v[node].kind != WM_FILE)
+				a[k].flags = (pa->inherit & WINPLAN_OBJECT_INHERIT ? WM_OI : 0) |
+					     (pa->inherit & WINPLAN_CONTAINER_INHERIT ? WM_CI : 0) |
+					     (pa->inherit & WINPLAN_INHERIT_ONLY ? WM_IO : 0);
+			snprintf(a[k].sid, WM_SID_MAX, "%s", world_sid(pa->sids[k], base));
+		}
+		/* An inherit-only ACE on a file would apply to nothing. */
+		if (w->fs.v[node].kind == WM_FILE && (pa->inherit & WINPLAN_INHERIT_ONLY))
+			continue;
+		if (merge(w, node, a, pa->n_sids, mode) < 0) {
 			snprintf(w->err, sizeof(w->err), "%.200s: the DACL is full", pa->path);
 			return -1;
 		}
@@ -289,12 +300,31 @@ void world_free(struct world *w)
 	wm_fs_free(&w->fs);
 }
 
-bool world_command_token(const struct winplan *p, const struct wm_token *base,
+/* What the backend does with the plan's rule, in the adapter's own words:
+ * a group stays enabled when keep_enabled names its SID, or "logon" and it
+ * is the logon SID; every other group is passed to SidsToDisable. */
+static bool kept(const struct winplan_token *t, const struct wm_sid_attr *g)
+{
+	for (size_t i = 0; i < t->n_keep_enabled; i++)
+		if (!strcmp(t->keep_enabled[i], g->sid) ||
+		    (!strcmp(t->keep_enabled[i], "logon") &&
+		     (g->attrs & WM_SE_GROUP_LOGON_ID) == WM_SE_GROUP_LOGON_ID))
+			return true;
+	return false;
+}
+
+bool world_command_token(const struct winplan *p, const struct wm_token *runner,
 			 struct wm_token *out)
 {
-	const char *rs[4];
+	const char *rs[4], *dis[WM_GROUPS_MAX], *del[WM_PRIVS_MAX];
+	size_t nd = 0, np = 0;
 	uint32_t flags = 0;
+	struct wm_token base;
 
+	if (p->token.base == WINPLAN_BASE_ACCOUNT)
+		wm_ref_token(WM_REF_SANDBOX_ACCOUNT, &base);
+	else
+		base = *runner;
 	if (p->token.flags & WINPLAN_DISABLE_MAX_PRIVILEGE)
 		flags |= WM_DISABLE_MAX_PRIVILEGE;
 	if (p->token.flags & WINPLAN_LUA_TOKEN)
@@ -302,12 +332,17 @@ bool world_command_token(const struct winplan *p, const struct wm_token *base,
 	if (p->token.flags & WINPLAN_WRITE_RESTRICTED)
 		flags |= WM_WRITE_RESTRICTED;
 	for (size_t i = 0; i < p->token.n_restricting && i < 4; i++)
-		rs[i] = world_sid(p->token.restricting[i], base);
-	if (!wm_create_restricted(base, flags, NULL, 0, NULL, 0, rs, p->token.n_restricting, out))
+		rs[i] = world_sid(p->token.restricting[i], &base);
+	for (size_t i = 0; i < base.n_groups; i++)
+		if (!kept(&p->token, &base.groups[i]))
+			dis[nd++] = base.groups[i].sid;
+	for (size_t i = 0; i < base.n_privileges; i++)
+		if (!p->token.keep_privilege || strcmp(base.privileges[i], p->token.keep_privilege))
+			del[np++] = base.privileges[i];
+	if (!wm_create_restricted(&base, flags, dis, nd, del, np, rs, p->token.n_restricting, out))
 		return false;
-	/* The backend's rule (enforce/token.c): medium, lowered, never raised. */
-	if (out->integrity > WM_IL_MEDIUM)
-		out->integrity = WM_IL_MEDIUM;
+	if (out->integrity > p->token.integrity)
+		out->integrity = p->token.integrity;
 	return true;
 }
 
@@ -324,11 +359,12 @@ size_t world_filters(const struct winplan *p, const struct wm_token *base, struc
 		f[n].n_cond = 1;
 		c->field = WM_ALE_USER_ID;
 		c->match = WM_MATCH_EQUAL;
-		/* wfp.c: "O:SYG:SYD:(A;;CC;;;<sid>)" */
+		/* wfp.c: "O:SYG:SYD:(A;;CC;;;<sid>)..." */
 		strcpy(c->sd.owner, WM_SYSTEM);
 		c->sd.has_dacl = true;
-		add(&c->sd, WM_ACE_ALLOW, 0, WM_FWP_ACTRL_MATCH_FILTER,
-		    world_sid(p->filters[i].sid, base));
+		for (size_t k = 0; k < p->filters[i].n_sids; k++)
+			add(&c->sd, WM_ACE_ALLOW, 0, WM_FWP_ACTRL_MATCH_FILTER,
+			    world_sid(p->filters[i].sids[k], base));
 	}
 	return n;
 }

@@ -44,9 +44,10 @@ void world_free(struct world *w);
 /* The model SID a plan SID names, for a runner whose token is base. */
 const char *world_sid(enum winplan_sid s, const struct wm_token *base);
 
-/* The command's token: the plan's recipe applied to the runner's token base
- * by the model's CreateRestrictedToken.  false when the model cannot. */
-bool world_command_token(const struct winplan *p, const struct wm_token *base,
+/* The command's token: the plan's recipe applied by the model's
+ * CreateRestrictedToken to the runner's token (base "runner") or to the
+ * sandbox account's (base "account").  false when the model cannot. */
+bool world_command_token(const struct winplan *p, const struct wm_token *runner,
 			 struct wm_token *out);
 
 /* The plan's WFP filters as the model's, into f (capacity 16); the count. */
