@@ -54,7 +54,13 @@ w="$root/platforms/windows"
 	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/token_rule.c" "$w/enforce/acl.c" \
 	"$w/plan/winplan_token.c" \
 	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
-	"$w/enforce/wfp.c" "$w/enforce/resolve.c" -I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
+	"$w/enforce/wfp.c" "$w/enforce/resolve.c" "$w/enforce/canary.c" "$w/enforce/desktop.c" \
+	-I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt -lws2_32 -luser32
+# The canary the backend starts under the command's token (canary.c looks
+# for it next to the running executable).
+"$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
+	-D_WIN32_WINNT=0x0A00 -DWIN32_LEAN_AND_MEAN -municode -static \
+	-o "$tmp/sandproof-canary.exe" "$w/enforce/canary_main.c" -lws2_32
 # The junction and oplock primitives (platforms/windows/prims/README.md).
 "$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
 	-D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE -I"$w/prims" -I"$root/util" \

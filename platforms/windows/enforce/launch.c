@@ -8,6 +8,7 @@
  *   start   the base token (the account's batch logon, or the runner's
  *           own), the command's token derived and verified (token.c), the
  *           run's window station and desktop (desktop.c), the job, the
+ *           plan's canaries under that token in that job (canary.c), the
  *           process created suspended, assigned, resumed;
  *   undo    the job's processes killed, the filters closed, the DACLs
  *           restored, the lock released, every handle closed. */
@@ -103,6 +104,25 @@ static void enforcement_started(struct plan *p)
 	}
 }
 
+/* The plan's canaries, under the command's token, in its job, on its
+ * desktop (canary.c): anything getting through refuses the run. */
+static int canaries(struct launch *l, struct wenf_error *e)
+{
+	struct plan *p = l->plan;
+	struct canary_spawn s = {.token = l->token, .other_user = l->base != NULL, .job = l->job,
+				 .desktop = l->desk.name, .exe = canary_exe()};
+	int rc = 0;
+
+	if (!s.exe)
+		rc = wenf_fail(e, "network:canary", NULL, ENOENT, "sandproof-canary.exe: no path");
+	if (rc == 0 && (p->wp.canaries & WINPLAN_CANARY_NETWORK))
+		rc = canary_network(&s, e);
+	if (rc == 0 && (p->wp.canaries & WINPLAN_CANARY_OUTSIDE))
+		rc = canary_outside(&s, p->journal_dir, e);
+	free((wchar_t *)s.exe);
+	return rc;
+}
+
 int winseam_launch_start(struct launch *l, const struct launch_stdio *io, struct wenf_error *e)
 {
 	struct plan *p = l->plan;
@@ -111,6 +131,8 @@ int winseam_launch_start(struct launch *l, const struct launch_stdio *io, struct
 
 	if (rc == 0)
 		rc = job_create(p->max_procs, &l->job, e);
+	if (rc == 0 && p->wp.canaries)
+		rc = canaries(l, e);
 	r = (struct spawn_req){.token = l->token, .job = l->job, .app = p->app,
 			       .cmdline = p->cmdline, .env = p->env, .cwd = p->cwd,
 			       .other_user = l->base != NULL, .desktop = l->desk.name,

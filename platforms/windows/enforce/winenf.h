@@ -266,4 +266,26 @@ struct wdesk {
 int desktop_create(PSID logon, struct wdesk *d, struct wenf_error *e);
 void desktop_close(struct wdesk *d);
 
+/* ---- canary.c ----------------------------------------------------------- */
+
+/* How a canary starts: exactly as the command will (its token, job, desktop). */
+struct canary_spawn {
+	HANDLE token;
+	bool other_user;            /* CreateProcessWithTokenW, as the command */
+	HANDLE job;
+	const wchar_t *desktop;
+	const wchar_t *exe;         /* canary_exe() */
+};
+
+/* sandproof-canary.exe next to this process's executable (free()). */
+wchar_t *canary_exe(void);
+/* A loopback TCP connect and UDP datagram from the canary: 0 when both are
+ * refused; -EPERM (step "network:canary") when either gets through; any
+ * other failure to run or read the canary also refuses (-errno). */
+int canary_network(const struct canary_spawn *s, struct wenf_error *e);
+/* A file the runner makes in dir opened by the canary for DELETE, WRITE_DAC
+ * and WRITE_DATA: 0 when all three are refused; -EPERM (step "acl:canary")
+ * when one is granted; the file is removed. */
+int canary_outside(const struct canary_spawn *s, const char *dir, struct wenf_error *e);
+
 #endif
