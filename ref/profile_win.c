@@ -127,6 +127,8 @@ int profile_win_json(const struct winplan *p, FILE *f)
 	jw_str(&w, "network", p->network_denied ? "deny" : "allow");
 	if (p->job_max_processes)
 		jw_uint(&w, "job_max_processes", p->job_max_processes);
+	json_bits(&w, "job_ui", "job_ui_names", p->job_ui, WINPLAN_BITS_JOB_UI);
+	jw_bool(&w, "job_die_on_unhandled_exception", p->job_die_on_exception);
 	json_filters(&w, p);
 	jw_arr_open(&w, "canaries");
 	if (p->canaries & WINPLAN_CANARY_NETWORK)

@@ -57,9 +57,10 @@ static bool doctor_job(FILE *out)
 {
 	struct wenf_error e = {0};
 	HANDLE job = NULL;
-	bool ok = job_create(16, &job, &e) == 0;
+	bool ok = job_create(16, WINPLAN_JOB_UI_ALL, true, &job, &e) == 0 &&
+		  job_verify(job, 16, WINPLAN_JOB_UI_ALL, true, &e) == 0;
 
-	fprintf(out, "job object (kill on close, process bound): %s%s%s\n",
+	fprintf(out, "job object (kill on close, process bound, UI restrictions, die on crash): %s%s%s\n",
 		ok ? "created" : "FAILED", ok ? "" : ": ", ok ? "" : e.detail);
 	if (job)
 		CloseHandle(job);

@@ -130,7 +130,9 @@ int winseam_launch_start(struct launch *l, const struct launch_stdio *io, struct
 	int rc = token_make(l, e);
 
 	if (rc == 0)
-		rc = job_create(p->max_procs, &l->job, e);
+		rc = job_create(p->max_procs, p->wp.job_ui, p->wp.job_die_on_exception, &l->job, e);
+	if (rc == 0)
+		rc = job_verify(l->job, p->max_procs, p->wp.job_ui, p->wp.job_die_on_exception, e);
 	if (rc == 0 && p->wp.canaries)
 		rc = canaries(l, e);
 	r = (struct spawn_req){.token = l->token, .job = l->job, .app = p->app,

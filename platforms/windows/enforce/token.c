@@ -95,7 +95,7 @@ int token_capability_sid(const char *workspace, PSID *out, struct wenf_error *e)
 int token_logon_sid_of(HANDLE h, PSID *out, struct wenf_error *e)
 {
 	TOKEN_GROUPS *g = token_groups(h);
-	int rc = wenf_fail(e, "token", NULL, ENOENT, "no logon SID in the token");
+	int rc = -ENOENT;
 
 	*out = NULL;
 	for (DWORD i = 0; g && i < g->GroupCount; i++) {
@@ -112,6 +112,8 @@ int token_logon_sid_of(HANDLE h, PSID *out, struct wenf_error *e)
 		break;
 	}
 	free(g);
+	if (rc == -ENOENT)
+		wenf_fail(e, "token", NULL, ENOENT, "no logon SID in the token");
 	return rc;
 }
 

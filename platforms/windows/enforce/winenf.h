@@ -170,8 +170,16 @@ int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e);
 
 /* A job object that kills every process in it when its last handle closes
  * (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), and, when max_procs > 0, admits at
- * most max_procs active processes.  Breakaway is not allowed. */
-int job_create(DWORD max_procs, HANDLE *out, struct wenf_error *e);
+ * most max_procs active processes; with the UI restrictions ui
+ * (JOB_OBJECT_UILIMIT_*, 0: none) and, when die_on_exception, a process that
+ * crashes ends (JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION).  Breakaway is
+ * not allowed. */
+int job_create(DWORD max_procs, DWORD ui, bool die_on_exception, HANDLE *out,
+	       struct wenf_error *e);
+/* Read the job's limits and UI restrictions back: -EIO (step "job") when
+ * they are not what job_create was asked for. */
+int job_verify(HANDLE job, DWORD max_procs, DWORD ui, bool die_on_exception,
+	       struct wenf_error *e);
 
 /* Tree kill: every process of the job, descendants included. */
 int job_kill(HANDLE job, UINT code);

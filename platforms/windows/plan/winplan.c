@@ -217,6 +217,11 @@ int winplan_build(const struct request *req, const struct winplan_opts *o,
 	else if (req->fs_kind == FS_RESTRICTED)
 		out->canaries |= WINPLAN_CANARY_OUTSIDE;
 	out->job_max_processes = req->limits.value[LIMIT_PIDS];
+	/* Every run: the command reaches no USER object, clipboard, atom or
+	 * setting of the user's session through the job, and a crash ends the
+	 * process instead of waiting on an error dialog (PRIV-5). */
+	out->job_ui = WINPLAN_JOB_UI_ALL;
+	out->job_die_on_exception = true;
 	rc = plan_filters(out, req->network);
 	if (!rc && req->fs_kind == FS_RESTRICTED)
 		rc = plan_allows(&b, req, t);

@@ -38,6 +38,20 @@
 #define WINPLAN_NO_PROPAGATE 0x4u
 #define WINPLAN_INHERIT_ONLY 0x8u
 
+/* A job's UI restrictions (winnt.h JOB_OBJECT_UILIMIT_* values): no handle
+ * of a window or other USER object outside the job, no clipboard read or
+ * write, no system parameters, display settings, global atoms, desktop
+ * switch or creation, no ExitWindows. */
+#define WINPLAN_JOB_UI_HANDLES 0x01u
+#define WINPLAN_JOB_UI_READCLIPBOARD 0x02u
+#define WINPLAN_JOB_UI_WRITECLIPBOARD 0x04u
+#define WINPLAN_JOB_UI_SYSTEMPARAMETERS 0x08u
+#define WINPLAN_JOB_UI_DISPLAYSETTINGS 0x10u
+#define WINPLAN_JOB_UI_GLOBALATOMS 0x20u
+#define WINPLAN_JOB_UI_DESKTOP 0x40u
+#define WINPLAN_JOB_UI_EXITWINDOWS 0x80u
+#define WINPLAN_JOB_UI_ALL 0xFFu
+
 /* Restricted-token flags (winnt.h values for CreateRestrictedToken). */
 #define WINPLAN_DISABLE_MAX_PRIVILEGE 0x1u
 #define WINPLAN_SANDBOX_INERT 0x2u
@@ -138,6 +152,8 @@ struct winplan {
 	bool network_denied;        /* filters must be in place or the run is refused */
 	uint32_t canaries;          /* WINPLAN_CANARY_* */
 	uint64_t job_max_processes; /* the job's active-process limit (LIM-2, pids); 0: none */
+	uint32_t job_ui;            /* WINPLAN_JOB_UI_*: JOBOBJECT_BASIC_UI_RESTRICTIONS */
+	bool job_die_on_exception;  /* JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION */
 };
 
 /* A token as the profile lists it: groups with their attributes,
@@ -229,7 +245,9 @@ const char *winplan_integrity_name(uint32_t il);
 
 /* The name of one bit of an access mask, inheritance flags or token flags
  * ("WRITE_DATA", "OBJECT_INHERIT", "LUA_TOKEN"); NULL for a bit with no name. */
-enum winplan_bits { WINPLAN_BITS_MASK = 0, WINPLAN_BITS_INHERIT, WINPLAN_BITS_TOKEN };
+enum winplan_bits {
+	WINPLAN_BITS_MASK = 0, WINPLAN_BITS_INHERIT, WINPLAN_BITS_TOKEN, WINPLAN_BITS_JOB_UI
+};
 const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit);
 
 /* The plan as the stable text `sandproof-ref profile --os windows` prints

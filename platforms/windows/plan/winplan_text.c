@@ -35,6 +35,18 @@ static const struct bitname inherit_names[] = {
 	{0, NULL},
 };
 
+static const struct bitname job_ui_names[] = {
+	{WINPLAN_JOB_UI_HANDLES, "HANDLES"},
+	{WINPLAN_JOB_UI_READCLIPBOARD, "READCLIPBOARD"},
+	{WINPLAN_JOB_UI_WRITECLIPBOARD, "WRITECLIPBOARD"},
+	{WINPLAN_JOB_UI_SYSTEMPARAMETERS, "SYSTEMPARAMETERS"},
+	{WINPLAN_JOB_UI_DISPLAYSETTINGS, "DISPLAYSETTINGS"},
+	{WINPLAN_JOB_UI_GLOBALATOMS, "GLOBALATOMS"},
+	{WINPLAN_JOB_UI_DESKTOP, "DESKTOP"},
+	{WINPLAN_JOB_UI_EXITWINDOWS, "EXITWINDOWS"},
+	{0, NULL},
+};
+
 static const struct bitname token_names[] = {
 	{WINPLAN_DISABLE_MAX_PRIVILEGE, "DISABLE_MAX_PRIVILEGE"},
 	{WINPLAN_SANDBOX_INERT, "SANDBOX_INERT"},
@@ -47,6 +59,7 @@ const char *winplan_bit_name(enum winplan_bits kind, uint32_t bit)
 {
 	const struct bitname *names = kind == WINPLAN_BITS_MASK ? mask_names
 				      : kind == WINPLAN_BITS_INHERIT ? inherit_names
+				      : kind == WINPLAN_BITS_JOB_UI ? job_ui_names
 								     : token_names;
 
 	for (size_t i = 0; names[i].name; i++)
@@ -170,8 +183,12 @@ int winplan_print_text(const struct winplan *p, FILE *f)
 			p->filters[i].clause, p->filters[i].why);
 	}
 	print_canaries(f, p->canaries);
+	fputs("job\n  ui      ", f);
+	print_bits(f, p->job_ui, WINPLAN_BITS_JOB_UI);
+	fprintf(f, "\n  die_on_unhandled_exception %s\n  clause  PRIV-5\n",
+		p->job_die_on_exception ? "yes" : "no");
 	if (p->job_max_processes)
-		fprintf(f, "job\n  max_processes %llu\n  clause  LIM-2\n",
+		fprintf(f, "  max_processes %llu\n  clause  LIM-2\n",
 			(unsigned long long)p->job_max_processes);
 	if (fflush(f) != 0 || ferror(f))
 		return -EIO;

@@ -288,6 +288,15 @@ else
 fi
 
 # ---- 6. network: the namespace's own loopback, our own listeners -------------
+# The UI operations (wprobe_ui.c), unconfined under Wine: plumbing only (a
+# clipboard round trip and one inserted event); what a job's UI limits and
+# a desktop of the run's own make of them is native-only (priv.win_ui_*).
+run 3 clipboard_write sandproof-clip -- clipboard_read -- sendinput
+check "ui: JSON shape" "$SHAPE" ok
+check "clipboard_write then clipboard_read: the text round-trips" \
+	"$(get 0 ok) $(get 1 ok) $(get 1 data)" "true true sandproof-clip"
+check "sendinput: one event inserted (unconfined)" "$(get 2 ok) $(get 2 inserted)" "true 1"
+
 if [ -n "$NONET" ]; then
 	skip "network: $NONET"
 else

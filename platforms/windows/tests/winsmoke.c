@@ -22,7 +22,7 @@
 #include <sddl.h>
 #include <shellapi.h>
 
-#define SMOKE_TESTS 22
+#define SMOKE_TESTS 23
 
 static int n_test, n_fail;
 static wchar_t self_exe[MAX_PATH];
@@ -172,7 +172,7 @@ static int kid_start(struct kid *k, const char *const *args, size_t n_args,
 	if (rc == 0)
 		rc = spawn_envblock(env, n_env, (wchar_t **)&r.env);
 	if (rc == 0 && with_job)
-		rc = job_create(0, &k->job, NULL);
+		rc = job_create(0, WINPLAN_JOB_UI_ALL, true, &k->job, NULL);
 	r.app = self_exe;
 	r.token = kid_token;
 	r.job = k->job;
@@ -855,6 +855,29 @@ static void test_resolve(void)
 	free(rel);
 }
 
+/* The job the plan asks for (UI restrictions, die on an unhandled
+ * exception, a process bound) made and read back.  Natively job_verify must
+ * pass; Wine accepts the limits and answers the query with none of them, so
+ * there it must refuse (fail closed, step job). */
+static void test_job_verify(void)
+{
+	struct wenf_error e = {0};
+	HANDLE job = NULL;
+	int rc = job_create(3, WINPLAN_JOB_UI_ALL, true, &job, &e);
+
+	if (rc == 0)
+		rc = job_verify(job, 3, WINPLAN_JOB_UI_ALL, true, &e);
+	printf("# job_verify: %d, step %s, %s\n", rc, e.step, e.detail);
+	tap(wenf_under_wine() ? rc == -EIO && !strcmp(e.step, "job") : rc == 0,
+	    wenf_under_wine() ? "job: UI restrictions and die-on-exception set; Wine reads none "
+			        "of the limits back, so job_verify refuses (fail closed)"
+			      : "job: UI restrictions, die-on-exception and the process bound set "
+			        "and read back",
+	    e.detail);
+	if (job)
+		CloseHandle(job);
+}
+
 /* The plan's token made and verified.  Natively it must pass token_verify;
  * under Wine, which accepts the integrity change and keeps reporting the
  * old level, the verify must refuse it (fail closed, step token:verify). */
@@ -970,7 +993,7 @@ static void test_canaries(void)
 	token_logon_sid(&sids.logon, NULL);
 	tok = rule_token(&sids);
 	dk = sids.logon ? desktop_create(sids.logon, &d, NULL) : -1;
-	job_create(0, &job, NULL);
+	job_create(0, WINPLAN_JOB_UI_ALL, true, &job, NULL);
 	s = (struct canary_spawn){.token = tok, .job = job, .desktop = dk == 0 ? d.name : NULL,
 				  .exe = canary_exe()};
 	for (int i = 0; tok && job && s.exe && i < 5; i++) {
@@ -1068,6 +1091,7 @@ int main(int argc, char **argv)
 	test_job_tree_kill();
 	test_job_kill_on_close();
 	test_job_order();
+	test_job_verify();
 	test_cmdline_roundtrip();
 	test_cmdline_refusals();
 	test_env_exact();
