@@ -53,7 +53,8 @@ w="$root/platforms/windows"
 	-o "$tmp/winsmoke.exe" "$w/tests/winsmoke.c" \
 	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/token_rule.c" "$w/enforce/acl.c" \
 	"$w/plan/winplan_token.c" \
-	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
+	"$w/enforce/acl_journal.c" "$w/enforce/acl_wj.c" "$root/platforms/windows/journal/wjournal.c" \
+	-I"$root/platforms/windows/journal" "$w/enforce/job.c" "$w/enforce/spawn.c" \
 	"$w/enforce/wfp.c" "$w/enforce/resolve.c" "$w/enforce/canary.c" "$w/enforce/desktop.c" \
 	-I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt -lws2_32 -luser32
 # The canary the backend starts under the command's token (canary.c looks

@@ -210,87 +210,50 @@ static int acl_merge(HANDLE h, bool dir, const struct winplan_ace *ace, PSID *si
 	return 0;
 }
 
-/* ace->path is absent: refuse, skip, or create the directory (then the
- * caller opens it checked like any other). */
-static int acl_absent(const struct winplan_ace *ace, const wchar_t *w, bool *created,
-		      struct wenf_error *e)
+/* The plan's rule for an absent path is the engine's (same values). */
+_Static_assert(WINPLAN_ABSENT_REFUSE == (int)WJ_ABSENT_REFUSE &&
+	       WINPLAN_ABSENT_SKIP == (int)WJ_ABSENT_SKIP &&
+	       WINPLAN_ABSENT_CREATE_DIR == (int)WJ_ABSENT_CREATE_DIR, "absent rules");
+
+/* The engine's change: the entry's ACEs merged into the object's DACL.  An
+ * inherit-only entry on a file would apply to nothing: skipped. */
+struct merge_arg {
+	const struct winplan_ace *ace;
+	PSID *sids;
+	struct wenf_error *e;
+};
+
+static int merge_change(void *arg, const struct wj_obj *o)
 {
-	switch (ace->absent) {
-	case WINPLAN_ABSENT_SKIP:
-		return 1;
-	case WINPLAN_ABSENT_CREATE_DIR:
-		if (CreateDirectoryW(w, NULL)) {
-			*created = true;
-			return 0;
-		}
-		if (GetLastError() == ERROR_ALREADY_EXISTS)
-			return 0; /* appeared meanwhile: opened and checked like any */
-		return wenf_fail(e, "acl", ace->path, wenf_errno(GetLastError()),
-				 "cannot create the absent directory: error %lu", GetLastError());
-	case WINPLAN_ABSENT_REFUSE:
-	default:
-		return wenf_fail(e, "acl", ace->path, ENOENT,
-				 "does not exist and the plan does not allow it absent");
-	}
+	struct merge_arg *m = arg;
+
+	if (!o->dir && (m->ace->inherit & WINPLAN_INHERIT_ONLY))
+		return 0;
+	return acl_merge(o->h, o->dir, m->ace, m->sids, m->e);
 }
 
 int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e)
 {
-	wchar_t *w = wenf_wide(ace->path), *sddl = NULL;
-	BY_HANDLE_FILE_INFORMATION info;
-	HANDLE h = INVALID_HANDLE_VALUE;
-	bool created = false, journalled = false, dir;
 	PSID sids[WINPLAN_SIDS_MAX];
+	struct acl_wj ctx = {.j = j, .e = e};
+	struct wj_ops ops = acl_wj_ops(&ctx);
+	struct merge_arg m = {.ace = ace, .sids = sids, .e = e};
 	int rc;
 
 	*applied = false;
-	if (!w)
-		return wenf_fail(e, "acl", ace->path, EINVAL, "path is not valid UTF-8");
-	for (size_t i = 0; i < ace->n_sids && i < WINPLAN_SIDS_MAX; i++)
-		sids[i] = token_plan_sid(ace->sids[i], s);
+	if (!ace->n_sids || ace->n_sids > WINPLAN_SIDS_MAX || !ace->mask)
+		return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID or access mask");
 	for (size_t i = 0; i < ace->n_sids; i++)
-		if (i >= WINPLAN_SIDS_MAX || !sids[i])
-			ace = NULL;
-	if (!ace || !ace->n_sids || !ace->mask) {
-		free(w);
-		return wenf_fail(e, "acl", ace ? ace->path : NULL, EINVAL,
-				 "ACE without SID or access mask");
-	}
-	rc = acl_open_checked(w, 0, &h, &info, e);
-	if (rc == -ENOENT) {
-		rc = acl_absent(ace, w, &created, e);
-		if (rc == 0)
-			rc = acl_open_checked(w, 0, &h, &info, e);
-		else if (rc == 1) {
-			free(w);
-			return 0;
-		}
-	}
-	dir = rc == 0 && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
-	if (rc == 0 && !dir && (ace->inherit & WINPLAN_INHERIT_ONLY)) {
-		/* Inherit-only on a file: it would apply to nothing. */
-		CloseHandle(h);
-		free(w);
-		return 0;
-	}
-	if (rc == 0)
-		rc = acl_sddl_of(h, &sddl, e);
-	/* Journalled and flushed before the change (crash-safe restore). */
-	if (rc == 0)
-		rc = acl_journal_append(j, &info, created, sddl, w, e);
-	journalled = rc == 0;
-	if (rc == 0)
-		rc = acl_merge(h, dir, ace, sids, e);
-	if (rc == 0)
-		*applied = true;
-	if (sddl)
-		LocalFree(sddl);
-	if (h != INVALID_HANDLE_VALUE)
-		CloseHandle(h);
-	/* Ours and empty; once journalled, the restore removes it instead. */
-	if (rc < 0 && created && !journalled)
-		RemoveDirectoryW(w);
-	free(w);
+		if (!(sids[i] = token_plan_sid(ace->sids[i], s)))
+			return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID");
+	/* The engine journals (an intent before a placeholder, the prior DACL
+	 * before the change), flushed, before it changes anything. */
+	rc = wj_apply(&ops, ace->path, (enum wj_absent)ace->absent, merge_change, &m, applied);
+	if (rc == -ENOENT)
+		return wenf_fail(e, "acl", ace->path, ENOENT,
+				 "does not exist and the plan does not allow it absent");
+	if (rc == -EINVAL && e && !e->detail[0])
+		return wenf_fail(e, "acl", ace->path, EINVAL, "a path or SDDL holding a tab or newline");
 	return rc;
 }

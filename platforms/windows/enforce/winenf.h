@@ -24,6 +24,7 @@
 #include <windows.h>
 
 #include "winplan.h"
+#include "wjournal.h"
 
 /* The same shape as the seam's struct setup_error (platform.h). */
 struct wenf_error {
@@ -106,18 +107,25 @@ int acl_journal_dir(char **out, struct wenf_error *e);
  * exclusively for the whole run: a concurrent replay skips it. */
 int acl_journal_open(struct acl_journal *j, const char *dir, struct wenf_error *e);
 
-/* Append one entry: the object (volume serial, file index: its identity),
- * whether the runner created it, its prior DACL as SDDL, its path.  Written
- * and flushed (FlushFileBuffers) before returning: the DACL change that
- * follows is journalled even when the runner dies right after it. */
-int acl_journal_append(struct acl_journal *j, const BY_HANDLE_FILE_INFORMATION *id,
-		       bool created, const wchar_t *sddl, const wchar_t *path,
-		       struct wenf_error *e);
+/* Append len bytes (one whole line of the journal engine, wjournal.h) at
+ * the journal's end and flush them (WriteFile + FlushFileBuffers) before
+ * returning: the change that follows is journalled even when the runner
+ * dies right after it.  0 or -errno. */
+int acl_journal_write(struct acl_journal *j, const char *line, size_t len);
 
-/* Restore every entry of j in reverse order (the prior DACL set back on the
- * same object; a directory the runner created removed when empty), then
- * close and delete the journal.  Returns 0, or the first -errno (every entry
- * is still attempted; the journal is kept, for a later replay, on failure). */
+/* The journal engine's operations as Win32 calls (acl_wj.c): ctx's journal
+ * for appends (NULL: a replay, which appends nothing), ctx's error filled. */
+struct acl_wj {
+	struct acl_journal *j;
+	struct wenf_error *e;
+};
+struct wj_ops acl_wj_ops(struct acl_wj *ctx);
+
+/* Restore every entry of j in reverse order (wj_replay: the prior DACL set
+ * back on the same object; a directory the runner created, or intended to,
+ * removed when empty; a torn last line skipped), then close and delete the
+ * journal.  Returns 0, or the first -errno (every entry is still attempted;
+ * the journal is kept, for a later replay, on failure). */
 int acl_journal_restore(struct acl_journal *j, struct wenf_error *e);
 
 /* Restore the journal file at path (UTF-16) the same way: only when its
