@@ -119,9 +119,15 @@ static int wj_append(void *ctx, const char *line, size_t len)
 				  "journal: nothing changed") : 0;
 }
 
+static int wj_propagate(void *ctx, const struct wj_obj *o)
+{
+	return acl_propagate(o->h, NULL, NULL, err_of(ctx));
+}
+
 struct wj_ops acl_wj_ops(struct acl_wj *ctx)
 {
-	return (struct wj_ops){.ctx = ctx, .open_path = wj_open, .close_obj = wj_close, .get_dacl = wj_get,
-			       .set_dacl = wj_set, .make_dir = wj_mkdir, .rmdir_empty = wj_rmdir,
-			       .append = wj_append};
+	return (struct wj_ops){.ctx = ctx, .open_path = wj_open, .close_obj = wj_close,
+			       .get_dacl = wj_get, .set_dacl = wj_set, .make_dir = wj_mkdir,
+			       .rmdir_empty = wj_rmdir, .append = wj_append,
+			       .propagate = wj_propagate};
 }

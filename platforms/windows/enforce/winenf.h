@@ -158,7 +158,13 @@ int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
 /* The checks acl_open_checked makes on an opened handle, as pure functions
  * (the smoke feeds them injected values): nonzero when refused. */
 bool acl_attrs_refused(DWORD attrs);
+/* A reparse point refused by its tag (winreparse.h); why describes the tag
+ * (refused or not) when attrs hold FILE_ATTRIBUTE_REPARSE_POINT. */
+bool acl_reparse_refused(DWORD attrs, DWORD tag, char *why, size_t n);
 bool acl_final_path_differs(const wchar_t *want, const wchar_t *final);
+/* The final path of an open handle (GetFinalPathNameByHandleW, normalised,
+ * DOS volume name), malloc()ed, or NULL. */
+wchar_t *acl_final_path(HANDLE h);
 
 /* Apply one entry of the plan: open checked (honouring ace->absent),
  * journal the prior DACL, merge one ACE per SID of ace->sids (resolved in
@@ -168,10 +174,23 @@ bool acl_final_path_differs(const wchar_t *want, const wchar_t *final);
 int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e);
 
+/* Re-apply the inheritable ACEs of the directory dir to everything below it
+ * (propagate.c): children listed and opened through handles as themselves,
+ * a reparse point re-secured but never descended, each child's DACL its
+ * explicit ACEs plus what CreatePrivateObjectSecurityEx says it inherits,
+ * set with SetKernelObjectSecurity; a child reachable by another name (a
+ * file with several hard links, a directory whose final path is not its
+ * listed one) left untouched.  *rewritten and *skipped (each may be NULL)
+ * count the DACLs written and the children left.  0 or -errno (step
+ * "acl:propagate"). */
+int acl_propagate(HANDLE dir, unsigned long *rewritten, unsigned long *skipped,
+		  struct wenf_error *e);
+
 /* The DACL of an open handle as SDDL (LocalFree()d by the caller). */
 int acl_sddl_of(HANDLE h, wchar_t **out, struct wenf_error *e);
 
-/* Set the DACL in sddl on h (protected or not as the SDDL says). */
+/* Set the DACL in sddl on h alone (protected or not as the SDDL says;
+ * SetKernelObjectSecurity: nothing propagates). */
 int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e);
 
 /* ---- job.c ------------------------------------------------------------ */

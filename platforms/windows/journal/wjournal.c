@@ -58,7 +58,7 @@ static int absent_path(const struct wj_ops *ops, const char *path, enum wj_absen
 	return rc < 0 ? rc : ops->open_path(ops->ctx, path, o);
 }
 
-int wj_apply(const struct wj_ops *ops, const char *path, enum wj_absent absent,
+int wj_apply(const struct wj_ops *ops, const char *path, enum wj_absent absent, bool walk,
 	     wj_change_fn change, void *arg, bool *applied)
 {
 	struct wj_obj o = {0};
@@ -80,8 +80,9 @@ int wj_apply(const struct wj_ops *ops, const char *path, enum wj_absent absent,
 	if (rc == 0 && unsafe(sddl))
 		rc = -EINVAL;
 	if (rc == 0)
-		rc = journal_line(ops, "v2\tdacl\t%016" PRIx64 "\t%016" PRIx64 "\t%d\t%s\t%s\n",
-				  o.vol, o.idx, created ? 1 : 0, sddl, path);
+		rc = journal_line(ops, "v2\t%s\t%016" PRIx64 "\t%016" PRIx64 "\t%d\t%s\t%s\n",
+				  walk && o.dir ? "daclw" : "dacl", o.vol, o.idx, created ? 1 : 0,
+				  sddl, path);
 	journalled = rc == 0;
 	if (rc == 0)
 		rc = change(arg, &o);
@@ -103,7 +104,7 @@ enum kind { K_MKDIR, K_DACL };
 struct entry {
 	enum kind kind;
 	uint64_t vol, idx;
-	bool created;
+	bool created, walk;
 	const char *sddl, *path;
 };
 
@@ -134,7 +135,7 @@ static int split(char *line, char **f, int max)
 
 static bool parse_dacl(char **f, int vol_len, struct entry *e)
 {
-	e->kind = K_DACL;
+	e->kind = K_DACL; /* e->walk set by the caller */
 	e->created = f[2][0] == '1';
 	e->sddl = f[3];
 	e->path = f[4];
@@ -154,8 +155,10 @@ static bool parse(char *line, struct entry *e)
 		e->path = f[2];
 		return true;
 	}
-	if (n == 7 && !strcmp(f[0], "v2") && !strcmp(f[1], "dacl"))
+	if (n == 7 && !strcmp(f[0], "v2") && (!strcmp(f[1], "dacl") || !strcmp(f[1], "daclw"))) {
+		e->walk = f[1][4] == 'w';
 		return parse_dacl(f + 2, 16, e);
+	}
 	if (n == 6 && !strcmp(f[0], "v1")) /* an earlier runner's */
 		return parse_dacl(f + 1, 8, e);
 	return false;
@@ -185,6 +188,8 @@ static void undo_dacl(const struct wj_ops *ops, const struct entry *e, struct wj
 		fail(rep, first, -EEXIST, "another object now has an entry's path: not restored");
 	} else if ((rc = ops->set_dacl(ops->ctx, &o, e->sddl)) < 0) {
 		fail(rep, first, rc, "a prior DACL cannot be set back");
+	} else if (e->walk && ops->propagate && (rc = ops->propagate(ops->ctx, &o)) < 0) {
+		fail(rep, first, rc, "a prior DACL set back cannot be propagated below it");
 	} else {
 		rep->restored++;
 		if (e->created && o.dir && ops->rmdir_empty(ops->ctx, &o, e->path) == 0)

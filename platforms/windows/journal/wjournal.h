@@ -13,6 +13,10 @@
  *       "v2 dacl VOL IDX C SDDL PATH"
  *                                the object's identity, whether the run
  *                                created it, its DACL before the change;
+ *       "v2 daclw ..."           the same, for a directory whose change is
+ *                                propagated to what is below it (the
+ *                                ops' own walk, which never follows a
+ *                                reparse point): its undo propagates too;
  *   - replay walks the journal backwards: a dacl line sets the prior DACL
  *     back on the same object (identity checked; another object at the path
  *     is refused, the journal kept) and removes a directory the run created
@@ -58,6 +62,9 @@ struct wj_ops {
 	int (*rmdir_empty)(void *ctx, const struct wj_obj *o, const char *path);
 	/* Append len bytes to the journal and flush them to disk, or fail. */
 	int (*append)(void *ctx, const char *line, size_t len);
+	/* Re-apply o's inheritable ACEs to everything below it, never through
+	 * a reparse point (after a daclw undo); NULL: nothing to do. */
+	int (*propagate)(void *ctx, const struct wj_obj *o);
 };
 
 /* What an entry does when its path is absent (the plan's rule). */
@@ -68,10 +75,11 @@ typedef int (*wj_change_fn)(void *arg, const struct wj_obj *o);
 
 /* Journal, then change, one object: path opened (absent: refused -ENOENT,
  * skipped, or the mkdir intent journalled, the directory created, opened),
- * its prior DACL journalled, then change(arg, o).  *applied is set when
- * change ran.  On a failure before the dacl line a directory this call
- * created is removed. */
-int wj_apply(const struct wj_ops *ops, const char *path, enum wj_absent absent,
+ * its prior DACL journalled ("daclw" when walk and the object is a
+ * directory: change propagates below it), then change(arg, o).  *applied
+ * is set when change ran.  On a failure before the dacl line a directory
+ * this call created is removed. */
+int wj_apply(const struct wj_ops *ops, const char *path, enum wj_absent absent, bool walk,
 	     wj_change_fn change, void *arg, bool *applied);
 
 /* What a replay did. */

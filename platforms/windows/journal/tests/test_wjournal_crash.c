@@ -12,7 +12,14 @@
  * written; the parent then replays the journal and compares the tree and
  * every object's DACL with the state before.  Then the same for every step
  * of a replay (killed, replayed again).  Plus: a corrupt line that is not
- * the last refuses the replay; an earlier runner's v1 line is read. */
+ * the last refuses the replay; an earlier runner's v1 line is read.
+ *
+ * Inheritance is modelled as what each object inherits (user.sp_inh, its
+ * parent's DACL and inheritance), recomputed below a directory by the walk
+ * the Windows backend makes after a change and after its undo (propagate.c;
+ * each child written is a step a crash may interrupt); the walk never
+ * follows a symbolic link (a junction's stand-in), and ws/planted -> outside
+ * is there to show the DACLs outside stay as they were. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +36,9 @@
 #include "wjournal.h"
 
 #define XATTR "user.sp_dacl"
+/* What an object inherits: its parent's DACL and what the parent inherits
+ * ("<" between), as the walk below a directory recomputes it. */
+#define XATTR_INH "user.sp_inh"
 
 /* ---- the model's operations ---------------------------------------------------- */
 
@@ -91,16 +101,66 @@ static int m_set(void *ctx, const struct wj_obj *o, const char *sddl)
 	return lsetxattr(o->h, XATTR, sddl, strlen(sddl), 0) < 0 ? -errno : 0;
 }
 
-/* A new directory inherits its parent's DACL, as NTFS gives it the
- * parent's inheritable ACEs. */
+/* What a child of dir inherits (into out): dir's DACL "<" dir's own. */
+static void inh_of(const char *dir, char *out, size_t n)
+{
+	char d[1024] = "", i[2048] = "";
+	ssize_t a = lgetxattr(dir, XATTR, d, sizeof(d) - 1), b = lgetxattr(dir, XATTR_INH, i, sizeof(i) - 1);
+
+	d[a > 0 ? a : 0] = '\0';
+	i[b > 0 ? b : 0] = '\0';
+	snprintf(out, n, "%s<%s", d, i);
+}
+
+/* A new directory inherits from its parent, as NTFS gives it the parent's
+ * inheritable ACEs; its own DACL has no explicit ACE. */
 static int m_mkdir(void *ctx, const char *path)
 {
-	static const char inh[] = "D:(inherited)";
+	static const char none[] = "D:";
+	char parent[512], inh[4096];
+	char *slash;
 
 	maybe_die(ctx, NULL, 0);
+	snprintf(parent, sizeof(parent), "%s", path);
+	if ((slash = strrchr(parent, '/')))
+		*slash = '\0';
+	inh_of(parent, inh, sizeof(inh));
 	if (mkdir(path, 0755) < 0)
 		return -errno;
-	return lsetxattr(path, XATTR, inh, strlen(inh), 0) < 0 ? -errno : 0;
+	if (lsetxattr(path, XATTR, none, strlen(none), 0) < 0 ||
+	    lsetxattr(path, XATTR_INH, inh, strlen(inh), 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The walk below dir: every child's inheritance recomputed, one step each;
+ * a symbolic link neither written nor followed. */
+static int walk_below(struct model *m, const char *dir)
+{
+	char inh[4096], p[512];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	int rc = 0;
+
+	if (!d)
+		return -errno;
+	inh_of(dir, inh, sizeof(inh));
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
+			continue;
+		if (m)
+			maybe_die(m, NULL, 0);
+		if (lsetxattr(p, XATTR_INH, inh, strlen(inh), 0) < 0)
+			rc = -errno;
+		else if (S_ISDIR(st.st_mode))
+			rc = walk_below(m, p);
+	}
+	closedir(d);
+	return rc;
 }
 
 static int m_rmdir(void *ctx, const struct wj_obj *o, const char *path)
@@ -120,11 +180,16 @@ static int m_append(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
+static int m_propagate(void *ctx, const struct wj_obj *o)
+{
+	return o->dir ? walk_below(ctx, o->h) : 0;
+}
+
 static struct wj_ops ops_of(struct model *m)
 {
 	return (struct wj_ops){.ctx = m, .open_path = m_open, .close_obj = m_close, .get_dacl = m_get,
 			       .set_dacl = m_set, .make_dir = m_mkdir, .rmdir_empty = m_rmdir,
-			       .append = m_append};
+			       .append = m_append, .propagate = m_propagate};
 }
 
 /* ---- the world and the plan ------------------------------------------------------ */
@@ -144,14 +209,26 @@ static void put(const char *rel, bool dir, const char *dacl)
 }
 
 /* The workspace: a write root with a file, .git present or not, a
- * read-only subpath; its protected names absent. */
+ * read-only subpath with a file; its protected names absent; a symbolic
+ * link planted to a directory outside (the walk must leave it); what each
+ * object inherits made consistent, as NTFS keeps it. */
 static void world(bool git)
 {
+	char p[512];
+
+	put("outside", true, "D:(A;OICI;FA;;;USER)(outside)");
+	put("outside/s", false, "D:(A;;FA;;;USER)(outside)");
 	put("ws", true, "D:(A;OICI;FA;;;USER)");
 	put("ws/f.txt", false, "D:(A;;FA;;;USER)");
 	put("ws/ro", true, "D:(A;OICI;FA;;;USER)");
+	put("ws/ro/g.txt", false, "D:");
 	if (git)
 		put("ws/.git", true, "D:(A;OICI;FA;;;USER)S");
+	snprintf(p, sizeof(p), "%s/ws/planted", root);
+	if (symlink("../outside", p) < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/ws", root);
+	walk_below(NULL, p);
 }
 
 /* The entries as the Windows plan lists them for this workspace. */
@@ -176,7 +253,10 @@ static int change(void *arg, const struct wj_obj *o)
 		return rc;
 	snprintf(buf, sizeof(buf), "%s(D;OICI;WD;;;CAP)", d);
 	free(d);
-	return m_set(m, o, buf);
+	rc = m_set(m, o, buf);
+	/* As the backend's merge_change: an inheritable ACE on a directory
+	 * reaches what is below it through the walk. */
+	return rc == 0 ? m_propagate(m, o) : rc;
 }
 
 static int apply_all(struct model *m)
@@ -189,7 +269,7 @@ static int apply_all(struct model *m)
 		int rc;
 
 		snprintf(p, sizeof(p), "%s/%s", root, plan[i].rel);
-		rc = wj_apply(&ops, p, plan[i].absent, change, m, &applied);
+		rc = wj_apply(&ops, p, plan[i].absent, true, change, m, &applied);
 		if (rc < 0)
 			return rc;
 	}
@@ -198,10 +278,11 @@ static int apply_all(struct model *m)
 
 /* ---- snapshots ------------------------------------------------------------------- */
 
-/* Every path below root, its type and DACL, one line each, sorted. */
+/* Every path below root, its type, DACL and what it inherits, one line
+ * each, sorted. */
 static void snap_walk(const char *rel, char **out, size_t *len, size_t *cap)
 {
-	char p[512], line[1024], d[512] = "";
+	char p[512], line[8192], d[512] = "", inh[4096] = "";
 	struct stat st;
 	DIR *dir;
 	struct dirent *e;
@@ -212,7 +293,10 @@ static void snap_walk(const char *rel, char **out, size_t *len, size_t *cap)
 		return;
 	n = lgetxattr(p, XATTR, d, sizeof(d) - 1);
 	d[n > 0 ? n : 0] = '\0';
-	snprintf(line, sizeof(line), "%s %c %s\n", *rel ? rel : ".", S_ISDIR(st.st_mode) ? 'd' : 'f', d);
+	n = lgetxattr(p, XATTR_INH, inh, sizeof(inh) - 1);
+	inh[n > 0 ? n : 0] = '\0';
+	snprintf(line, sizeof(line), "%s %c %s inherits %s\n", *rel ? rel : ".",
+		 S_ISLNK(st.st_mode) ? 'l' : S_ISDIR(st.st_mode) ? 'd' : 'f', d, inh);
 	while (*len + strlen(line) + 1 > *cap)
 		*out = realloc(*out, *cap = *cap * 2 + 1024);
 	strcpy(*out + *len, line);
@@ -310,7 +394,7 @@ static void reset(bool git)
 {
 	char cmd[600];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/ws'", root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/ws' '%s/outside'", root, root);
 	if (system(cmd) != 0)
 		abort();
 	world(git);
