@@ -12,10 +12,10 @@
 # Needs cmake and pkg-config (77 without them).  TAP.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
-command -v cmake >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 || {
+if ! command -v cmake >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
 	echo "1..0 # SKIP cmake or pkg-config missing"
 	exit 77
-}
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sp-findlua.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 n=0 fail=0
