@@ -321,10 +321,14 @@ EOF
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.1; done
 	read -r TP UP <"$T/ports"
-	# a port nobody holds in this private namespace: bound here, then closed
+	# a port nobody holds in this private namespace: bound here, then closed;
+	# one of each protocol: a port free for TCP may be held for UDP (once the
+	# "closed" UDP port, picked by a TCP bind, answered with one byte: only
+	# the echo above answers, so it was the echo's port)
 	FREE=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	FREEU=$("$PY" -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	run 6 connect tcp 127.0.0.1 "$TP" -- connect tcp 127.0.0.1 "$FREE" -- connect udp 127.0.0.1 "$UP" \
-		-- connect udp 127.0.0.1 "$FREE" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
+		-- connect udp 127.0.0.1 "$FREEU" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
 	check "network: JSON shape" "$SHAPE" ok
 	check "connect tcp to our listener: ok" "$(get 0 ok)" true
 	check "the listener saw both connections, connect and connect_from (host side)" \
