@@ -32,6 +32,9 @@ n=$("$sp" list | wc -l)
 [ "$n" -gt 100 ] || { echo "ci/msys2.sh: the installed copy lists $n scenarios" >&2; exit 1; }
 [ -f "$MINGW_PREFIX/libexec/sandproof/sandproof-probe.exe" ] ||
 	{ echo "ci/msys2.sh: no probe in $MINGW_PREFIX/libexec/sandproof" >&2; exit 1; }
+# without the canary beside it, sandproof-ref.exe refuses every run
+[ -f "$MINGW_PREFIX/bin/sandproof-canary.exe" ] ||
+	{ echo "ci/msys2.sh: no sandproof-canary.exe in $MINGW_PREFIX/bin" >&2; exit 1; }
 echo "ci/msys2.sh: $("$sp" --version) installed from the PKGBUILD, $n scenarios"
 
 pacman -R --noconfirm "$pkg"

@@ -41,7 +41,8 @@ src="harness/probe/probe_args.c harness/probe/probe_out.c
 platforms/common/names.c util/utf8.c
 platforms/windows/probe/wprobe_main.c platforms/windows/probe/wprobe_fs.c
 platforms/windows/probe/wprobe_meta.c platforms/windows/probe/wprobe_net.c
-platforms/windows/probe/wprobe_proc.c platforms/windows/probe/wprobe_unsupported.c
+platforms/windows/probe/wprobe_proc.c platforms/windows/probe/wprobe_ui.c
+platforms/windows/probe/wprobe_unsupported.c
 platforms/windows/probe/wprobe_names_table.c platforms/windows/probe/winerr_table.c"
 
 mkdir -p "$out"
@@ -52,7 +53,7 @@ mkdir -p "$out"
 "$cc" -std=gnu11 -O2 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror \
 	-D_WIN32_WINNT=0x0A00 -DWIN32_LEAN_AND_MEAN -municode \
 	-Iharness/probe -Iplatforms/common -Iutil -Iplatforms/windows/probe \
-	-o "$out/sandproof-probe.exe" $src -static -lws2_32
+	-o "$out/sandproof-probe.exe" $src -static -lws2_32 -luser32
 echo "probe-windows.sh: built $out/sandproof-probe.exe"
 [ -n "$smoke" ] || exit 0
 if [ -x build/sandproof-probe ]; then

@@ -51,9 +51,17 @@ w="$root/platforms/windows"
 "$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
 	-D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE -I"$w/enforce" -I"$w/plan" \
 	-o "$tmp/winsmoke.exe" "$w/tests/winsmoke.c" \
-	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/acl.c" \
-	"$w/enforce/acl_journal.c" "$w/enforce/job.c" "$w/enforce/spawn.c" \
-	"$w/enforce/wfp.c" "$w/enforce/resolve.c" -I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt
+	"$w/enforce/wenf.c" "$w/enforce/token.c" "$w/enforce/token_rule.c" "$w/enforce/acl.c" \
+	"$w/plan/winplan_token.c" "$w/plan/winreparse.c" \
+	"$w/enforce/acl_journal.c" "$w/enforce/acl_wj.c" "$w/enforce/propagate.c" "$root/platforms/windows/journal/wjournal.c" \
+	-I"$root/platforms/windows/journal" "$w/enforce/job.c" "$w/enforce/spawn.c" \
+	"$w/enforce/wfp.c" "$w/enforce/resolve.c" "$w/enforce/canary.c" "$w/enforce/desktop.c" \
+	-I"$root/ref/include" -ladvapi32 -lbcrypt -lshell32 -lfwpuclnt -lws2_32 -luser32 -lntdll
+# The canary the backend starts under the command's token (canary.c looks
+# for it next to the running executable).
+"$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
+	-D_WIN32_WINNT=0x0A00 -DWIN32_LEAN_AND_MEAN -municode -static \
+	-o "$tmp/sandproof-canary.exe" "$w/enforce/canary_main.c" -lws2_32
 # The junction and oplock primitives (platforms/windows/prims/README.md).
 "$cc" -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror -std=c11 \
 	-D_WIN32_WINNT=0x0A00 -DUNICODE -D_UNICODE -I"$w/prims" -I"$root/util" \
@@ -68,6 +76,18 @@ mkdir -p "$work/real" "$work/acl1" "$work/acl2" "$work/journal"
 ln -s real "$work/link"
 ln -s ../real "$work/real/inner"
 : >"$work/real/file.txt"
+# Propagation: prop/ with a file, a subdirectory's file, a hard link to a
+# file outside and planted -> ../outside (a Unix symlink, as Wine cannot
+# make a junction): the walk must leave outside as it was.
+mkdir -p "$work/prop/sub" "$work/outside"
+: >"$work/prop/f.txt"
+: >"$work/prop/sub/g.txt"
+: >"$work/outside/o.txt"
+: >"$work/outside/h.txt"
+ln "$work/outside/h.txt" "$work/prop/h.txt"
+ln -s ../outside "$work/prop/planted"
+chmod 775 "$work/prop" "$work/prop/sub" "$work/outside"
+chmod 664 "$work/prop/f.txt" "$work/prop/sub/g.txt" "$work/outside/o.txt" "$work/outside/h.txt"
 winwork="Z:$(printf '%s' "$work" | tr / '\\')"
 
 # Wine maps a DACL to the mode bits and gives the group the owner's bits
@@ -75,19 +95,33 @@ winwork="Z:$(printf '%s' "$work" | tr / '\\')"
 # ACL directories start at 775, a fixpoint of that mapping: a restore that
 # did not happen (777 left) shows on the host.
 chmod 775 "$work/acl1" "$work/acl2"
-before=$(stat -c '%a' "$work/acl1" "$work/acl2")
+watched="$work/acl1 $work/acl2 $work/prop $work/outside $work/outside/o.txt $work/outside/h.txt"
+below="$work/prop/sub $work/prop/f.txt $work/prop/sub/g.txt"
+# shellcheck disable=SC2086 # the list splits on whitespace, by design
+before=$(stat -c '%a' $watched)
 mkdir -p "$prefix"
 rc=0
 WINEPREFIX="$prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" \
 	wine "$tmp/winsmoke.exe" "$winwork" >"$tmp/out" 2>"$tmp/err" || rc=$?
 cat "$tmp/out"
 # On the host: Wine keeps a DACL as the mode bits, so the restored DACLs
-# must have left both directories' modes as they were.
-after=$(stat -c '%a' "$work/acl1" "$work/acl2")
-echo "# host: modes of acl1 acl2 before the run: $before; after: $after" | tr '\n' ' '
+# must have left every watched mode as it was (outside's never touched).
+# shellcheck disable=SC2086
+after=$(stat -c '%a' $watched)
+echo "# host: modes of acl1 acl2 prop outside outside/o.txt outside/h.txt before the run: $before; after: $after" | tr '\n' ' '
 echo
 if [ "$before" != "$after" ]; then
 	echo "# wine-smoke: the host modes were not restored"
+	rc=1
+fi
+# Below prop the walk wrote Everyone's write (777 for a file: Wine maps
+# the DACL it set to mode bits), and Wine, keeping no INHERITED_ACE flag,
+# cannot take it off again (natively the restore must: native-only).
+# shellcheck disable=SC2086
+below_after=$(stat -c '%a' $below | tr '\n' ' ')
+echo "# host: modes of prop/sub prop/f.txt prop/sub/g.txt after the run: $below_after(775 664 664 before)"
+if [ "$below_after" != "777 777 777 " ]; then
+	echo "# wine-smoke: the walk did not reach below prop"
 	rc=1
 fi
 # The primitives: each junction and oplock call unsupported under Wine

@@ -69,6 +69,12 @@ endif()
 
 # ---- the install rules --------------------------------------------------
 install(TARGETS sandproof sandproof-ref RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Windows: sandproof-ref starts sandproof-canary.exe from its own directory
+# before every command (platforms/windows/enforce/canary.c); without it every
+# run is refused, so it is installed beside sandproof-ref.
+if(TARGET sandproof-canary)
+  install(TARGETS sandproof-canary RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(TARGETS sandproof-probe RUNTIME DESTINATION ${SP_PROBEDIR})
 install(DIRECTORY harness/lua/ DESTINATION ${SP_DATADIR}/lua FILES_MATCHING PATTERN "*.lua")
 install(DIRECTORY harness/runners/ DESTINATION ${SP_DATADIR}/runners

@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jw.h"
 #include "namefold.h"
 #include "profile_cli.h"
+#include "profile_win.h"
 #include "sbpl.h"
 #include "winpath.h"
 #include "winplan.h"
@@ -107,77 +107,6 @@ static int profile_macos(const struct profile_args *a)
 	return rc;
 }
 
-/* A bit set as its value and the names of its bits (lowest first). */
-static void json_bits(struct jw *w, const char *key, const char *names_key, uint32_t v,
-		      enum winplan_bits kind)
-{
-	char hex[32];
-
-	jw_uint(w, key, v);
-	jw_arr_open(w, names_key);
-	for (unsigned i = 0; i < 32; i++) {
-		uint32_t bit = (uint32_t)1 << i;
-		const char *name = winplan_bit_name(kind, bit);
-
-		if (!(v & bit))
-			continue;
-		snprintf(hex, sizeof(hex), "0x%x", (unsigned)bit);
-		jw_str(w, NULL, name ? name : hex);
-	}
-	jw_arr_close(w);
-}
-
-static void json_ace(struct jw *w, const struct winplan_ace *a)
-{
-	jw_obj_open(w, NULL);
-	jw_str(w, "path", a->path);
-	jw_str(w, "sid", winplan_sid_name(a->sid));
-	jw_str(w, "effect", a->effect == WINPLAN_DENY ? "deny" : "allow");
-	json_bits(w, "mask", "mask_names", a->mask, WINPLAN_BITS_MASK);
-	json_bits(w, "inherit", "inherit_names", a->inherit, WINPLAN_BITS_INHERIT);
-	jw_str(w, "absent", winplan_absent_name(a->absent));
-	jw_str(w, "clause", a->clause);
-	jw_str(w, "why", a->why);
-	jw_obj_close(w);
-}
-
-/* The plan as one JSON object and a newline: the facts of the text form. */
-static int print_plan_json(const struct winplan *p)
-{
-	struct jw w;
-
-	jw_init(&w, stdout);
-	jw_obj_open(&w, NULL);
-	jw_obj_open(&w, "token");
-	json_bits(&w, "flags", "flag_names", p->token.flags, WINPLAN_BITS_TOKEN);
-	jw_arr_open(&w, "restricting");
-	for (size_t i = 0; i < p->token.n_restricting; i++)
-		jw_str(&w, NULL, winplan_sid_name(p->token.restricting[i]));
-	jw_arr_close(&w);
-	jw_obj_close(&w);
-	jw_arr_open(&w, "aces");
-	for (size_t i = 0; i < p->n_aces; i++)
-		json_ace(&w, &p->aces[i]);
-	jw_arr_close(&w);
-	jw_str(&w, "network", p->network_denied ? "deny" : "allow");
-	if (p->job_max_processes)
-		jw_uint(&w, "job_max_processes", p->job_max_processes);
-	jw_arr_open(&w, "filters");
-	for (size_t i = 0; i < p->n_filters; i++) {
-		jw_obj_open(&w, NULL);
-		jw_str(&w, "layer", p->filters[i].layer);
-		jw_str(&w, "action", p->filters[i].action);
-		jw_str(&w, "sid", winplan_sid_name(p->filters[i].sid));
-		jw_str(&w, "clause", p->filters[i].clause);
-		jw_str(&w, "why", p->filters[i].why);
-		jw_obj_close(&w);
-	}
-	jw_arr_close(&w);
-	jw_obj_close(&w);
-	fputc('\n', stdout);
-	return fflush(stdout) != 0 || ferror(stdout) ? -EIO : 0;
-}
-
 static int profile_windows(const struct profile_args *a)
 {
 	struct winplan_opts wo = {.temp_dir = a->temp_dir};
@@ -201,7 +130,7 @@ static int profile_windows(const struct profile_args *a)
 	request_free(&req);
 	if (rc < 0)
 		return refused(rc, err);
-	rc = (json ? print_plan_json(&plan) : winplan_print_text(&plan, stdout))
+	rc = (json ? profile_win_json(&plan, stdout) : winplan_print_text(&plan, stdout))
 		     ? profile_write_error() : 0;
 	winplan_free(&plan);
 	return rc;

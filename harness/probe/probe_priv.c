@@ -546,5 +546,10 @@ const struct probe_op probe_priv_ops[] = {
 	{"setns", 1, 1, "PATH", NULL, PROBE_LINUX_OP(probe_op_setns)},
 	{"caps", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_caps)},
 	{"no_new_privs", 0, 0, "", NULL, PROBE_LINUX_OP(probe_op_no_new_privs)},
+	/* Windows only (platforms/windows/probe/wprobe_ui.c): a window
+	 * station's clipboard and input queue have no POSIX counterpart. */
+	{"clipboard_read", 0, 0, "", NULL, probe_op_unsupported},
+	{"clipboard_write", 1, 1, "TEXT", NULL, probe_op_unsupported},
+	{"sendinput", 0, 0, "", NULL, probe_op_unsupported},
 	{NULL, 0, 0, NULL, NULL, NULL},
 };

@@ -54,7 +54,7 @@ sc_copy_expecting() {
 # ID and RUNNER in LOG observed OUTCOME, else notok with the line.
 sc_expect() {
 	line=$(grep -aE "^[a-z]+ +$(printf '%s' "$2" | sed 's/\./\\./g') +$3 " "$1" | head -n 1)
-	got=$(printf '%s\n' "$line" | sed -n 's/.*observed=\([a-z_]*\).*/\1/p')
+	got=$(printf '%s\n' "$line" | sed -n 's/.*observed=\([A-Za-z0-9_]*\).*/\1/p')
 	if [ "$got" = "$4" ]; then
 		ok "$2 over $3: $4 ($5)"
 	else

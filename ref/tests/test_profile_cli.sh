@@ -38,7 +38,7 @@ printf '%s' '{"version":1,"command":["true"],"cwd":"/home/u","profile":{"filesys
 expect 2 'cwd: must be an absolute Windows path' "--os windows refuses a POSIX path" -- --os windows --request -
 printf '%s' '{"version":1,"command":["true"],"profile":{"filesystem":{"allow_temp":false,"write_roots":[{"root":"c:/w"}]}}}' > "$work/in"
 expect 0 - "--os windows prints the plan" -- --os windows --request -
-grep -q '^ace 1: allow capability "C:\\w"$' "$work/out" && [ ! -s "$work/err" ] &&
+grep -q '^ace 1: allow capability,account "C:\\w"$' "$work/out" && [ ! -s "$work/err" ] &&
 	ok "the plan names the cleaned write root, nothing on stderr" ||
 	notok "the plan names the cleaned write root, nothing on stderr"
 expect 2 "message-tag is for --os macos" "--os windows with --message-tag" -- --os windows --request - --message-tag T

@@ -10,8 +10,11 @@
  * the object that was checked (the junction swap race, SWAP-*).
  *
  * The handle is refused (ELOOP, a typed setup error, nothing applied) when
- *  - the object is a reparse point (FILE_ATTRIBUTE_REPARSE_POINT on the
- *    opened handle: a junction, a symbolic link, any other reparse tag), or
+ *  - the object is a reparse point whose tag the plan's rule refuses
+ *    (winreparse.h: junctions, symbolic links, any other name surrogate or
+ *    unknown tag, named in the refusal; a cloud-file placeholder, which
+ *    OneDrive puts on a synced folder, is accepted: it names no other
+ *    object, and this open never follows it), or
  *  - its final path (GetFinalPathNameByHandleW) is not the path asked for:
  *    FILE_FLAG_OPEN_REPARSE_POINT only stops at the last component, so a
  *    junction or link in an ancestor would otherwise redirect the open.
@@ -27,10 +30,29 @@
 #include <sddl.h>
 
 #include "winenf.h"
+#include "winreparse.h"
 
 bool acl_attrs_refused(DWORD attrs)
 {
 	return (attrs & FILE_ATTRIBUTE_REPARSE_POINT) != 0;
+}
+
+bool acl_reparse_refused(DWORD attrs, DWORD tag, char *why, size_t n)
+{
+	if (!(attrs & FILE_ATTRIBUTE_REPARSE_POINT))
+		return false;
+	winreparse_describe(tag, why, n);
+	return !winreparse_accepted(tag);
+}
+
+/* The reparse tag of an open handle (0 when it has none or it cannot be read:
+ * an unknown tag, refused). */
+static DWORD reparse_tag(HANDLE h)
+{
+	FILE_ATTRIBUTE_TAG_INFO ti = {0};
+
+	return GetFileInformationByHandleEx(h, FileAttributeTagInfo, &ti, sizeof(ti)) ? ti.ReparseTag
+										   : 0;
 }
 
 /* p without a leading \\?\ (and \\?\UNC\ as \\): the spelling both sides
@@ -67,8 +89,7 @@ bool acl_final_path_differs(const wchar_t *want, const wchar_t *final)
 	return CompareStringOrdinal(w, (int)nw, f, (int)nf, TRUE) != CSTR_EQUAL;
 }
 
-/* The handle's final path, newly allocated. */
-static wchar_t *final_path(HANDLE h)
+wchar_t *acl_final_path(HANDLE h)
 {
 	DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
 	wchar_t *p;
@@ -92,6 +113,7 @@ int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
 			       OPEN_EXISTING,
 			       FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, NULL);
 	wchar_t *fin;
+	char why[128];
 	int rc = 0;
 
 	*out = INVALID_HANDLE_VALUE;
@@ -105,10 +127,10 @@ int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
 	if (!GetFileInformationByHandle(h, info))
 		rc = wenf_fail(e, "acl", up, wenf_errno(GetLastError()),
 			       "GetFileInformationByHandle: error %lu", GetLastError());
-	else if (acl_attrs_refused(info->dwFileAttributes))
-		rc = wenf_fail(e, "acl", up, ELOOP,
-			       "is a reparse point (junction or link): refused, nothing applied");
-	else if (!(fin = final_path(h)))
+	else if (acl_reparse_refused(info->dwFileAttributes, reparse_tag(h), why, sizeof(why)))
+		rc = wenf_fail(e, "acl", up, ELOOP, "is a reparse point, %s: refused, nothing applied",
+			       why);
+	else if (!(fin = acl_final_path(h)))
 		rc = wenf_fail(e, "acl", up, wenf_errno(GetLastError()),
 			       "GetFinalPathNameByHandleW: error %lu", GetLastError());
 	else {
@@ -150,129 +172,130 @@ int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e)
 	PSECURITY_DESCRIPTOR sd = NULL;
 	SECURITY_DESCRIPTOR_CONTROL ctl = 0;
 	DWORD rev, err = ERROR_SUCCESS;
-	BOOL present = FALSE, defaulted = FALSE;
-	PACL dacl = NULL;
 
 	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
 		return wenf_fail(e, "acl_restore", NULL, EINVAL,
 				 "SDDL not understood: error %lu", GetLastError());
-	if (!GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted) ||
-	    !GetSecurityDescriptorControl(sd, &ctl, &rev))
+	/* The one object (no automatic propagation: propagate.c walks). */
+	if (!GetSecurityDescriptorControl(sd, &ctl, &rev) ||
+	    !SetKernelObjectSecurity(h, DACL_SECURITY_INFORMATION |
+				     ((ctl & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+								: UNPROTECTED_DACL_SECURITY_INFORMATION),
+				     sd))
 		err = GetLastError();
-	if (err == ERROR_SUCCESS) {
-		SECURITY_INFORMATION si = DACL_SECURITY_INFORMATION |
-			((ctl & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
-						   : UNPROTECTED_DACL_SECURITY_INFORMATION);
-
-		err = SetSecurityInfo(h, SE_FILE_OBJECT, si, NULL, NULL, present ? dacl : NULL,
-				      NULL);
-	}
 	LocalFree(sd);
 	if (err != ERROR_SUCCESS)
 		return wenf_fail(e, "acl_restore", NULL, wenf_errno(err),
-				 "SetSecurityInfo: error %lu", err);
+				 "SetKernelObjectSecurity: error %lu", err);
 	return 0;
 }
 
-/* The ACE merged into h's DACL (deny ACEs ordered first by SetEntriesInAclW),
- * set through h. */
-static int acl_merge(HANDLE h, const struct winplan_ace *ace, PSID sid, struct wenf_error *e)
+/* nacl set on h alone (SetKernelObjectSecurity: no automatic propagation,
+ * propagate.c walks), keeping the protected flag of old_sd. */
+static DWORD set_one(HANDLE h, PSECURITY_DESCRIPTOR old_sd, PACL nacl)
+{
+	SECURITY_DESCRIPTOR sd;
+	SECURITY_DESCRIPTOR_CONTROL ctl = 0;
+	DWORD rev;
+
+	if (!GetSecurityDescriptorControl(old_sd, &ctl, &rev) ||
+	    !InitializeSecurityDescriptor(&sd, SECURITY_DESCRIPTOR_REVISION) ||
+	    !SetSecurityDescriptorDacl(&sd, TRUE, nacl, FALSE) ||
+	    !SetKernelObjectSecurity(h, DACL_SECURITY_INFORMATION |
+				     ((ctl & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+								: UNPROTECTED_DACL_SECURITY_INFORMATION),
+				     &sd))
+		return GetLastError() ? GetLastError() : ERROR_INVALID_SECURITY_DESCR;
+	return ERROR_SUCCESS;
+}
+
+/* One ACE per SID of the entry merged into h's DACL (deny ACEs ordered first
+ * by SetEntriesInAclW), set through h.  dir: h is a directory (a file takes
+ * no inheritance flags). */
+static int acl_merge(HANDLE h, bool dir, const struct winplan_ace *ace, PSID *sids,
+		     struct wenf_error *e)
 {
 	PSECURITY_DESCRIPTOR sd = NULL;
 	PACL old = NULL, nacl = NULL;
-	EXPLICIT_ACCESSW ea;
+	EXPLICIT_ACCESSW ea[WINPLAN_SIDS_MAX];
 	DWORD err = GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
 				    &old, NULL, &sd);
 
 	if (err != ERROR_SUCCESS)
 		return wenf_fail(e, "acl", ace->path, wenf_errno(err),
 				 "GetSecurityInfo: error %lu", err);
-	memset(&ea, 0, sizeof(ea));
-	ea.grfAccessPermissions = ace->mask;
-	ea.grfAccessMode = ace->effect == WINPLAN_DENY ? DENY_ACCESS : GRANT_ACCESS;
-	ea.grfInheritance = ace->inherit;
-	ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
-	ea.Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
-	ea.Trustee.ptstrName = (LPWSTR)sid;
-	err = SetEntriesInAclW(1, &ea, old, &nacl);
+	memset(ea, 0, sizeof(ea));
+	for (size_t i = 0; i < ace->n_sids; i++) {
+		ea[i].grfAccessPermissions = ace->mask;
+		ea[i].grfAccessMode = ace->effect == WINPLAN_DENY ? DENY_ACCESS : GRANT_ACCESS;
+		ea[i].grfInheritance = dir ? ace->inherit : NO_INHERITANCE;
+		ea[i].Trustee.TrusteeForm = TRUSTEE_IS_SID;
+		ea[i].Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
+		ea[i].Trustee.ptstrName = (LPWSTR)sids[i];
+	}
+	err = SetEntriesInAclW((ULONG)ace->n_sids, ea, old, &nacl);
 	if (err == ERROR_SUCCESS)
-		err = SetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
-				      nacl, NULL);
+		err = set_one(h, sd, nacl);
 	LocalFree(nacl);
 	LocalFree(sd);
 	if (err != ERROR_SUCCESS)
 		return wenf_fail(e, "acl", ace->path, wenf_errno(err),
-				 "SetEntriesInAclW/SetSecurityInfo: error %lu", err);
+				 "SetEntriesInAclW/SetKernelObjectSecurity: error %lu", err);
 	return 0;
 }
 
-/* ace->path is absent: refuse, skip, or create the directory (then the
- * caller opens it checked like any other). */
-static int acl_absent(const struct winplan_ace *ace, const wchar_t *w, bool *created,
-		      struct wenf_error *e)
+/* The plan's rule for an absent path is the engine's (same values). */
+_Static_assert(WINPLAN_ABSENT_REFUSE == (int)WJ_ABSENT_REFUSE &&
+	       WINPLAN_ABSENT_SKIP == (int)WJ_ABSENT_SKIP &&
+	       WINPLAN_ABSENT_CREATE_DIR == (int)WJ_ABSENT_CREATE_DIR, "absent rules");
+
+/* The engine's change: the entry's ACEs merged into the object's DACL.  An
+ * inherit-only entry on a file would apply to nothing: skipped. */
+struct merge_arg {
+	const struct winplan_ace *ace;
+	PSID *sids;
+	struct wenf_error *e;
+};
+
+static int merge_change(void *arg, const struct wj_obj *o)
 {
-	switch (ace->absent) {
-	case WINPLAN_ABSENT_SKIP:
-		return 1;
-	case WINPLAN_ABSENT_CREATE_DIR:
-		if (CreateDirectoryW(w, NULL)) {
-			*created = true;
-			return 0;
-		}
-		if (GetLastError() == ERROR_ALREADY_EXISTS)
-			return 0; /* appeared meanwhile: opened and checked like any */
-		return wenf_fail(e, "acl", ace->path, wenf_errno(GetLastError()),
-				 "cannot create the absent directory: error %lu", GetLastError());
-	case WINPLAN_ABSENT_REFUSE:
-	default:
-		return wenf_fail(e, "acl", ace->path, ENOENT,
-				 "does not exist and the plan does not allow it absent");
-	}
+	struct merge_arg *m = arg;
+	int rc;
+
+	if (!o->dir && (m->ace->inherit & WINPLAN_INHERIT_ONLY))
+		return 0;
+	rc = acl_merge(o->h, o->dir, m->ace, m->sids, m->e);
+	/* An inheritable ACE on a directory reaches what exists below it
+	 * through the backend's own walk (propagate.c), never a junction. */
+	if (rc == 0 && o->dir && (m->ace->inherit & (WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT)))
+		rc = acl_propagate(o->h, NULL, NULL, m->e);
+	return rc;
 }
 
-int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e)
 {
-	wchar_t *w = wenf_wide(ace->path), *sddl = NULL;
-	BY_HANDLE_FILE_INFORMATION info;
-	HANDLE h = INVALID_HANDLE_VALUE;
-	bool created = false, journalled = false;
+	PSID sids[WINPLAN_SIDS_MAX];
+	struct acl_wj ctx = {.j = j, .e = e};
+	struct wj_ops ops = acl_wj_ops(&ctx);
+	struct merge_arg m = {.ace = ace, .sids = sids, .e = e};
 	int rc;
 
 	*applied = false;
-	if (!w)
-		return wenf_fail(e, "acl", ace->path, EINVAL, "path is not valid UTF-8");
-	if (!sid || !ace->mask) {
-		free(w);
+	if (!ace->n_sids || ace->n_sids > WINPLAN_SIDS_MAX || !ace->mask)
 		return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID or access mask");
-	}
-	rc = acl_open_checked(w, 0, &h, &info, e);
-	if (rc == -ENOENT) {
-		rc = acl_absent(ace, w, &created, e);
-		if (rc == 0)
-			rc = acl_open_checked(w, 0, &h, &info, e);
-		else if (rc == 1) {
-			free(w);
-			return 0;
-		}
-	}
-	if (rc == 0)
-		rc = acl_sddl_of(h, &sddl, e);
-	/* Journalled and flushed before the change (crash-safe restore). */
-	if (rc == 0)
-		rc = acl_journal_append(j, &info, created, sddl, w, e);
-	journalled = rc == 0;
-	if (rc == 0)
-		rc = acl_merge(h, ace, sid, e);
-	if (rc == 0)
-		*applied = true;
-	if (sddl)
-		LocalFree(sddl);
-	if (h != INVALID_HANDLE_VALUE)
-		CloseHandle(h);
-	/* Ours and empty; once journalled, the restore removes it instead. */
-	if (rc < 0 && created && !journalled)
-		RemoveDirectoryW(w);
-	free(w);
+	for (size_t i = 0; i < ace->n_sids; i++)
+		if (!(sids[i] = token_plan_sid(ace->sids[i], s)))
+			return wenf_fail(e, "acl", ace->path, EINVAL, "ACE without SID");
+	/* The engine journals (an intent before a placeholder, the prior DACL
+	 * before the change), flushed, before it changes anything. */
+	rc = wj_apply(&ops, ace->path, (enum wj_absent)ace->absent,
+		      (ace->inherit & (WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT)) != 0,
+		      merge_change, &m, applied);
+	if (rc == -ENOENT)
+		return wenf_fail(e, "acl", ace->path, ENOENT,
+				 "does not exist and the plan does not allow it absent");
+	if (rc == -EINVAL && e && !e->detail[0])
+		return wenf_fail(e, "acl", ace->path, EINVAL, "a path or SDDL holding a tab or newline");
 	return rc;
 }

@@ -1,12 +1,16 @@
-/* acl_journal.c - the crash-safe record of the DACLs a run changed.
+/* acl_journal.c - the crash-safe record of the DACLs a run changed: the
+ * journal file, its lock and its replay; the record's format and order are
+ * the portable engine's (platforms/windows/journal/wjournal.h), whose crash
+ * safety a crash-injection test proves on a Linux model.
  *
- * Contract: before acl.c changes a DACL it appends the prior DACL here, and
- * the entry is on disk (WriteFile + FlushFileBuffers) before the change is
- * made.  After the run acl_journal_restore() sets every prior DACL back in
- * reverse order (so several ACEs on one object end at its original DACL),
- * removes the directories the run created when they are empty, and deletes
- * the journal.  A run that dies before that leaves its journal, which the
- * next run or `gc` replays (acl_journal_replay).
+ * Contract: before acl.c changes anything the engine appends the line that
+ * undoes it here (a placeholder's intent before its mkdir, the prior DACL
+ * before the change), written and flushed (WriteFile + FlushFileBuffers).
+ * After the run acl_journal_restore() replays it (wj_replay: last first, a
+ * torn last line skipped, the prior DACLs set back on the same objects, the
+ * directories the run made removed when empty) and deletes the journal.  A
+ * run that dies before that leaves its journal, which the next run or `gc`
+ * replays (acl_journal_replay).
  *
  * Where: %LOCALAPPDATA%\sandproof\acl-journal\run-<pid>-<ticks>.journal.
  * Not next to the runtime roots: a run may have no runtime root, and the
@@ -19,18 +23,7 @@
  * A live run holds an exclusive LockFileEx lock on one byte far past the
  * data (JOURNAL_LEASE_OFFSET) for its whole life; a replay takes the same
  * lock fail-immediately and skips the journal when it cannot: restoring a
- * live run's DACLs would remove its deny ACEs while it runs.
- *
- * An entry names its object by path and identity (volume serial number and
- * file index): the restore opens the path through acl_open_checked (no
- * reparse point, no redirection) and restores only when the identity is
- * the journalled one; another object at that path is refused and the
- * journal kept for a human to look at.
- *
- * Format, one UTF-8 line per entry, tab-separated (a Windows path holds
- * neither tab nor newline; SDDL holds neither):
- *   v1 TAB <volume serial, hex> TAB <file index, hex> TAB <created 0|1>
- *      TAB <SDDL of the prior DACL> TAB <path> LF */
+ * live run's DACLs would remove its deny ACEs while it runs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,33 +120,13 @@ static int write_flushed(HANDLE f, const char *buf, size_t len)
 	return FlushFileBuffers(f) ? 0 : -wenf_errno(GetLastError());
 }
 
-int acl_journal_append(struct acl_journal *j, const BY_HANDLE_FILE_INFORMATION *id,
-		       bool created, const wchar_t *sddl, const wchar_t *path,
-		       struct wenf_error *e)
+int acl_journal_write(struct acl_journal *j, const char *line, size_t len)
 {
-	char *s = wenf_utf8(sddl), *p = wenf_utf8(path), *line = NULL;
-	int n = -1, rc;
+	int rc = j->file == INVALID_HANDLE_VALUE ? -EBADF : write_flushed(j->file, line, len);
 
-	if (s && p)
-		n = snprintf(NULL, 0, "v1\t%08lx\t%08lx%08lx\t%d\t%s\t%s\n",
-			     (unsigned long)id->dwVolumeSerialNumber,
-			     (unsigned long)id->nFileIndexHigh, (unsigned long)id->nFileIndexLow,
-			     created ? 1 : 0, s, p);
-	if (n > 0 && (line = malloc((size_t)n + 1)))
-		snprintf(line, (size_t)n + 1, "v1\t%08lx\t%08lx%08lx\t%d\t%s\t%s\n",
-			 (unsigned long)id->dwVolumeSerialNumber, (unsigned long)id->nFileIndexHigh,
-			 (unsigned long)id->nFileIndexLow, created ? 1 : 0, s, p);
-	free(s);
-	free(p);
-	if (!line)
-		return wenf_fail(e, "acl_journal", NULL, ENOMEM, "cannot format an entry");
-	rc = write_flushed(j->file, line, (size_t)n);
-	free(line);
-	if (rc < 0)
-		return wenf_fail(e, "acl_journal", NULL, -rc,
-				 "cannot write and flush the journal: the DACL is left unchanged");
-	j->entries++;
-	return 0;
+	if (rc == 0)
+		j->entries++;
+	return rc;
 }
 
 /* The journal's content from its start, NUL-terminated, newly allocated. */
@@ -185,95 +158,22 @@ static int read_all(HANDLE f, char **out, size_t *len)
 	return 0;
 }
 
-/* Split line into its six tab-separated fields in place. */
-static bool entry_split(char *line, char *f[6])
-{
-	for (int i = 0; i < 6; i++) {
-		f[i] = line;
-		if (i == 5)
-			break;
-		line = strchr(line, '\t');
-		if (!line)
-			return false;
-		*line++ = '\0';
-	}
-	return strcmp(f[0], "v1") == 0 && (strcmp(f[3], "0") == 0 || strcmp(f[3], "1") == 0) &&
-	       strlen(f[1]) == 8 && strlen(f[2]) == 16 && f[4][0] && f[5][0];
-}
-
-/* Restore one entry (see the file comment). */
-static int entry_restore(char *line, struct wenf_error *e)
-{
-	char *f[6], ident[32];
-	wchar_t *path, *sddl;
-	BY_HANDLE_FILE_INFORMATION info;
-	HANDLE h;
-	bool created;
-	int rc;
-
-	if (!entry_split(line, f))
-		return wenf_fail(e, "acl_restore", NULL, EINVAL, "malformed journal entry");
-	created = f[3][0] == '1';
-	path = wenf_wide(f[5]);
-	sddl = wenf_wide(f[4]);
-	rc = path && sddl ? acl_open_checked(path, created ? DELETE : 0, &h, &info, e)
-			  : wenf_fail(e, "acl_restore", NULL, EINVAL, "entry is not UTF-8");
-	if (rc == -ENOENT)
-		rc = 0; /* gone: nothing of ours left to restore */
-	else if (rc == 0) {
-		snprintf(ident, sizeof(ident), "%08lx%08lx%08lx",
-			 (unsigned long)info.dwVolumeSerialNumber,
-			 (unsigned long)info.nFileIndexHigh, (unsigned long)info.nFileIndexLow);
-		if (_strnicmp(ident, f[1], 8) != 0 || _stricmp(ident + 8, f[2]) != 0)
-			rc = wenf_fail(e, "acl_restore", f[5], EEXIST,
-				       "another object now has this path: not restored");
-		if (rc == 0)
-			rc = acl_sddl_set(h, sddl, e);
-		if (rc == 0 && created) {
-			FILE_DISPOSITION_INFO di = {TRUE};
-
-			/* Not empty: left in place (the DACL is restored). */
-			SetFileInformationByHandle(h, FileDispositionInfo, &di, sizeof(di));
-		}
-		CloseHandle(h);
-	}
-	free(path);
-	free(sddl);
-	return rc;
-}
-
-/* Every entry of buf, last first; every one attempted, the first error kept. */
+/* Every entry of buf undone, last first (wj_replay); a torn last line
+ * skipped, every other entry attempted, the first error kept. */
 static int lines_restore(char *buf, size_t len, struct wenf_error *e)
 {
-	size_t n = 0, k = 0;
-	char **v;
-	int rc = 0;
+	struct wenf_error one = {0};
+	struct acl_wj ctx = {.j = NULL, .e = &one};
+	struct wj_ops ops = acl_wj_ops(&ctx);
+	struct wj_report rep;
+	int rc = wj_replay(&ops, buf, len, &rep);
 
-	for (size_t i = 0; i < len; i++)
-		n += buf[i] == '\n';
-	if (len && buf[len - 1] != '\n')
-		return wenf_fail(e, "acl_restore", NULL, EINVAL, "journal ends in a torn entry");
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return wenf_fail(e, "acl_restore", NULL, ENOMEM, NULL);
-	for (char *p = buf; k < n; k++) {
-		char *nl = strchr(p, '\n');
-
-		*nl = '\0';
-		v[k] = p;
-		p = nl + 1;
+	if (rc < 0) {
+		if (one.detail[0] && e)
+			*e = one;
+		else
+			wenf_fail(e, "acl_restore", NULL, -rc, "%s", rep.why ? rep.why : "replay failed");
 	}
-	while (k-- > 0) {
-		struct wenf_error one;
-		int r = entry_restore(v[k], &one);
-
-		if (r < 0 && rc == 0) {
-			rc = r;
-			if (e)
-				*e = one;
-		}
-	}
-	free(v);
 	return rc;
 }
 

@@ -11,36 +11,56 @@
 
 #include "winseam.h"
 
-/* A token made with the usual recipe for the current directory's SID. */
+#include <sddl.h> /* after windows.h */
+
+/* A token made with the plan's recipe (runner base) and verified. */
 static bool doctor_token(FILE *out)
 {
-	struct winplan_token t = {.flags = WINPLAN_DISABLE_MAX_PRIVILEGE | WINPLAN_LUA_TOKEN |
-					   WINPLAN_WRITE_RESTRICTED,
-				  .restricting = {WINPLAN_SID_CAPABILITY, WINPLAN_SID_LOGON},
-				  .n_restricting = 2};
+	struct winplan_token t;
 	struct wenf_error e = {0};
-	PSID cap = NULL, logon = NULL;
+	struct wenf_sids s = {0};
 	HANDLE tok = NULL;
-	bool ok = token_capability_sid("C:\\sandproof-doctor", &cap, &e) == 0 &&
-		  token_logon_sid(&logon, &e) == 0 &&
-		  token_restricted_create(&t, cap, logon, &tok, &e) == 0;
+	bool ok;
 
-	fprintf(out, "restricted token: %s%s%s\n", ok ? "created" : "FAILED",
+	winplan_token_recipe(&t, true, false);
+	ok = token_capability_sid("C:\\sandproof-doctor", &s.cap, &e) == 0 &&
+	     token_logon_sid(&s.logon, &e) == 0 &&
+	     token_restricted_create(&t, NULL, &s, &tok, &e) == 0;
+	fprintf(out, "restricted token: %s%s%s\n",
+		ok ? "created and verified (administrative groups deny-only, no privilege but "
+		     "SeChangeNotifyPrivilege, medium)" : "FAILED",
 		ok ? "" : ": ", ok ? "" : e.detail);
 	if (tok)
 		CloseHandle(tok);
-	LocalFree(cap);
-	LocalFree(logon);
+	LocalFree(s.cap);
+	LocalFree(s.logon);
 	return ok;
+}
+
+/* The sandbox account network deny runs as: present or not (never created
+ * here; the first elevated network-denied run creates it). */
+static void doctor_account(FILE *out)
+{
+	PSID sid = NULL;
+	char *str = NULL;
+
+	if (account_sid(WINPLAN_ACCOUNT, &sid, NULL) == 0 && ConvertSidToStringSidA(sid, &str))
+		fprintf(out, "sandbox account %s: present (%s)\n", WINPLAN_ACCOUNT, str);
+	else
+		fprintf(out, "sandbox account %s: absent (the first elevated network-denied run "
+			"creates it)\n", WINPLAN_ACCOUNT);
+	LocalFree(str);
+	LocalFree(sid);
 }
 
 static bool doctor_job(FILE *out)
 {
 	struct wenf_error e = {0};
 	HANDLE job = NULL;
-	bool ok = job_create(16, &job, &e) == 0;
+	bool ok = job_create(16, WINPLAN_JOB_UI_ALL, true, &job, &e) == 0 &&
+		  job_verify(job, 16, WINPLAN_JOB_UI_ALL, true, &e) == 0;
 
-	fprintf(out, "job object (kill on close, process bound): %s%s%s\n",
+	fprintf(out, "job object (kill on close, process bound, UI restrictions, die on crash): %s%s%s\n",
 		ok ? "created" : "FAILED", ok ? "" : ": ", ok ? "" : e.detail);
 	if (job)
 		CloseHandle(job);
@@ -92,6 +112,7 @@ int platform_doctor(FILE *out)
 	ok = doctor_job(out) && ok;
 	ok = doctor_journal(out) && ok;
 	ok = doctor_network(out) && ok;
+	doctor_account(out);
 	fprintf(out, "not yet enforced by this backend: memory, tmp, shm, open-file and CPU "
 		"limits (refused when stated)\n");
 	fprintf(out, "contract enforceable here: %s\n", ok && !wine ? "yes" : "NO");

@@ -159,10 +159,10 @@ static int sids_make(struct plan *p, struct setup_error *err)
 	const struct request *req = p->req;
 	const char *ws = req->n_write_roots ? req->write_roots[0].root : req->cwd;
 	struct wenf_error e = {0};
-	int rc = token_capability_sid(ws, &p->cap, &e);
+	int rc = token_capability_sid(ws, &p->sids.cap, &e);
 
 	if (rc == 0)
-		rc = token_logon_sid(&p->logon, &e);
+		rc = token_logon_sid(&p->sids.logon, &e);
 	return rc < 0 ? winseam_fail(err, &e) : 0;
 }
 
@@ -242,119 +242,16 @@ void platform_plan_free(struct plan *p)
 		return;
 	if (p->wp_built)
 		winplan_free(&p->wp);
-	if (p->cap)
-		LocalFree(p->cap);
-	if (p->logon)
-		LocalFree(p->logon);
+	if (p->sids.cap)
+		LocalFree(p->sids.cap);
+	if (p->sids.logon)
+		LocalFree(p->sids.logon);
 	free(p->journal_dir);
 	free(p->app);
 	free(p->cmdline);
 	free(p->env);
 	free(p->cwd);
 	free(p);
-}
-
-/* Undo what a launch applied: the job's processes, the filters, the DACLs. */
-static int launch_undo(struct launch *l, struct wenf_error *e)
-{
-	int rc;
-
-	if (l->job) {
-		job_kill(l->job, WINSEAM_KILL_CODE);
-		CloseHandle(l->job);
-		l->job = NULL;
-	}
-	wfp_close(&l->wfp);
-	rc = acl_journal_restore(&l->j, e);
-	/* Released only after the restore: the next run finds its DACLs back. */
-	if (l->ws_lock != INVALID_HANDLE_VALUE)
-		CloseHandle(l->ws_lock);
-	l->ws_lock = INVALID_HANDLE_VALUE;
-	return rc;
-}
-
-/* The workspace lock; every ACE, journalled first; then the filters when the
- * network is denied. */
-static int launch_apply(struct launch *l, struct wenf_error *e)
-{
-	struct plan *p = l->plan;
-	int rc = acl_journal_workspace_lock(p->journal_dir, p->cap, &l->ws_lock, e);
-
-	if (rc == 0)
-		rc = acl_journal_open(&l->j, p->journal_dir, e);
-	for (size_t i = 0; rc == 0 && i < p->wp.n_aces; i++) {
-		const struct winplan_ace *a = &p->wp.aces[i];
-		bool applied = false;
-
-		rc = acl_apply(a, token_plan_sid(a->sid, p->cap, p->logon), &l->j, &applied, e);
-		p->enf.windows.acl_entries += applied; /* OUT-4: what was set */
-	}
-	if (rc == 0 && p->wp.network_denied && !p->wp.n_filters)
-		rc = wenf_fail(e, "network", NULL, EINVAL,
-			       "the plan denies the network but names no filter: refused");
-	if (rc == 0 && p->wp.network_denied)
-		rc = wfp_apply(p->wp.filters, p->wp.n_filters, p->cap, p->logon, &l->wfp, e);
-	if (rc == 0 && p->wp.network_denied)
-		p->enf.windows.wfp_filters = (unsigned)p->wp.n_filters;
-	return rc;
-}
-
-static HANDLE os_handle(int fd)
-{
-	return (HANDLE)_get_osfhandle(fd);
-}
-
-/* OUT-4: the process runs under the plan's token inside the job. */
-static void enforcement_started(struct plan *p)
-{
-	char *sid = NULL;
-
-	p->enf.windows.applied = true;
-	p->enf.windows.restricted_token = true;
-	p->enf.windows.write_restricted = (p->wp.token.flags & WINPLAN_WRITE_RESTRICTED) != 0;
-	p->enf.windows.job_object = true;
-	p->enf.windows.integrity = "medium"; /* token.c: lowered to medium, never raised */
-	if (ConvertSidToStringSidA(p->cap, &sid)) {
-		snprintf(p->enf.windows.capability_sid, sizeof(p->enf.windows.capability_sid),
-			 "%s", sid);
-		LocalFree(sid);
-	}
-}
-
-/* The token, the job, the process (suspended, assigned, resumed). */
-static int launch_start(struct launch *l, const struct launch_stdio *io, struct wenf_error *e)
-{
-	struct plan *p = l->plan;
-	struct spawn_req r = {0};
-	int rc = token_restricted_create(&p->wp.token, p->cap, p->logon, &l->token, e);
-
-	if (rc == 0)
-		rc = job_create(p->max_procs, &l->job, e);
-	r.token = l->token;
-	r.job = l->job;
-	r.app = p->app;
-	r.cmdline = p->cmdline;
-	r.env = p->env;
-	r.cwd = p->cwd;
-	r.in = os_handle(io->in);
-	r.out = os_handle(io->out);
-	r.err = os_handle(io->err);
-	if (rc == 0 && (r.in == INVALID_HANDLE_VALUE || r.out == INVALID_HANDLE_VALUE ||
-			r.err == INVALID_HANDLE_VALUE))
-		rc = wenf_fail(e, "spawn", NULL, EBADF, "a stdio descriptor has no OS handle");
-	if (rc == 0)
-		rc = spawn_start(&r, &l->pi, e);
-	if (rc == 0)
-		enforcement_started(p);
-	if (rc == 0) {
-		l->pid = (pid_t)l->pi.dwProcessId;
-		if (wincompat_child_add((int)l->pid, l->pi.hProcess) < 0) {
-			job_kill(l->job, WINSEAM_KILL_CODE);
-			rc = wenf_fail(e, "supervise", NULL, EIO,
-				       "the compat layer cannot supervise the process: killed");
-		}
-	}
-	return rc;
 }
 
 int platform_launch(struct plan *plan, const struct launch_stdio *io, struct launch **out,
@@ -379,23 +276,20 @@ int platform_launch(struct plan *plan, const struct launch_stdio *io, struct lau
 		*out = l;
 		return 0;
 	}
-	rc = launch_apply(l, &e);
+	rc = winseam_launch_apply(l, &e);
 	if (rc == 0)
-		rc = launch_start(l, io, &e);
+		rc = winseam_launch_start(l, io, &e);
 	if (rc == 0) {
 		st->result = LAUNCH_RUNNING;
 		*out = l;
 		return 0;
 	}
-	launch_undo(l, NULL); /* a restore that fails keeps its journal (replayed) */
-	if (l->token)
-		CloseHandle(l->token);
+	winseam_launch_undo(l, NULL); /* a restore that fails keeps its journal (replayed) */
 	if (l->pi.hProcess) {
 		CloseHandle(l->pi.hThread);
 		CloseHandle(l->pi.hProcess);
 	}
 	memset(&l->pi, 0, sizeof(l->pi));
-	l->token = NULL;
 	l->pid = -1;
 	if (!strcmp(e.step, "spawn") && (e.err == ENOENT || e.err == EACCES)) {
 		st->result = LAUNCH_EXEC_FAILED; /* applied, then CreateProcess failed */
@@ -472,9 +366,7 @@ int platform_release(struct launch *l, struct denials *d)
 		return 0;
 	/* A restore that fails keeps its journal: the next run refuses to
 	 * start until it is replayed (journal_prepare). */
-	launch_undo(l, NULL);
-	if (l->token)
-		CloseHandle(l->token);
+	winseam_launch_undo(l, NULL);
 	if (l->pi.hThread)
 		CloseHandle(l->pi.hThread);
 	if (l->pi.hProcess)

@@ -240,6 +240,35 @@ int spawn_assign_resume(HANDLE job, PROCESS_INFORMATION *pi, struct wenf_error *
 			 "terminated before it ran", what, err);
 }
 
+/* Another user's token: the secondary logon service creates the process
+ * (CreateProcessWithTokenW).  It takes a plain STARTUPINFO, no attribute
+ * list: it passes the new process the three standard handles, made
+ * inheritable for the call, and inherits it no other. */
+static BOOL create_with_token(const struct spawn_req *r, DWORD flags, PROCESS_INFORMATION *pi)
+{
+	STARTUPINFOW si;
+	HANDLE list[3];
+	DWORD old[3];
+	size_t n;
+	BOOL ok;
+	DWORD err;
+
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	si.dwFlags = STARTF_USESTDHANDLES;
+	si.hStdInput = r->in;
+	si.hStdOutput = r->out;
+	si.hStdError = r->err;
+	si.lpDesktop = (LPWSTR)r->desktop;
+	n = handles_lend(r, list, old);
+	ok = CreateProcessWithTokenW(r->token, 0, r->app, r->cmdline, flags, (LPVOID)r->env,
+				     r->cwd, &si, pi);
+	err = GetLastError();
+	handles_return(list, old, n);
+	SetLastError(err);
+	return ok;
+}
+
 int spawn_create_suspended(const struct spawn_req *r, PROCESS_INFORMATION *pi,
 			   struct wenf_error *e)
 {
@@ -253,12 +282,20 @@ int spawn_create_suspended(const struct spawn_req *r, PROCESS_INFORMATION *pi,
 	DWORD err = 0;
 
 	memset(pi, 0, sizeof(*pi));
+	if (r->other_user) {
+		if (create_with_token(r, CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, pi))
+			return 0;
+		err = GetLastError();
+		return wenf_fail(e, "spawn", NULL, wenf_errno(err),
+				 "CreateProcessWithTokenW: error %lu", err);
+	}
 	memset(&si, 0, sizeof(si));
 	si.StartupInfo.cb = sizeof(si);
 	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
 	si.StartupInfo.hStdInput = r->in;
 	si.StartupInfo.hStdOutput = r->out;
 	si.StartupInfo.hStdError = r->err;
+	si.StartupInfo.lpDesktop = (LPWSTR)r->desktop;
 	InitializeProcThreadAttributeList(NULL, 1, 0, &sz);
 	si.lpAttributeList = malloc(sz);
 	if (!si.lpAttributeList || !InitializeProcThreadAttributeList(si.lpAttributeList, 1, 0, &sz)) {

@@ -1,27 +1,34 @@
-/* token.c - the restricted token the command runs under (issue 16, item 1).
+/* token.c - the restricted token the command runs under (issues 16, 32).
  *
- * Contract: token_restricted_create() derives a primary token from the
- * runner's own with CreateRestrictedToken and exactly the plan's flags
- * (DISABLE_MAX_PRIVILEGE, LUA_TOKEN, WRITE_RESTRICTED, ...) and restricting
- * SIDs (the per-workspace capability SID, the logon SID).  With
- * WRITE_RESTRICTED every write access check must also pass for one of the
- * restricting SIDs, so the command can write only where the ACL plan granted
- * the capability SID (or where the logon SID already has access: the
- * session's own objects).  A flag the plan sets that this file does not know
- * is refused (EINVAL): the token is never weaker than asked.
+ * Contract: token_restricted_create() derives a primary token from a base
+ * token (the runner's own, or the sandbox account's logon: account.c) with
+ * CreateRestrictedToken, exactly the plan's flags (LUA_TOKEN,
+ * WRITE_RESTRICTED; a flag this file does not know is refused, EINVAL) and
+ * restricting SIDs, and the plan's rule for the rest (winplan.h, "The
+ * token"):
+ *   - every group of the base token is passed to SidsToDisable (made
+ *     deny-only: its allow ACEs grant nothing, its deny ACEs still stop the
+ *     command) but those winplan_token_keeps() keeps: Administrators and
+ *     every other administrative or domain group are deny-only even when an
+ *     elevated runner holds them enabled (§2 of issue 32);
+ *   - every privilege but the plan's keep_privilege (SeChangeNotifyPrivilege)
+ *     is passed to PrivilegesToDelete.  Not DISABLE_MAX_PRIVILEGE: the
+ *     documents say it *disables* the others, and it makes
+ *     PrivilegesToDelete ignored; a disabled privilege can be enabled again;
+ *   - integrity lowered to the plan's level (medium) when above, never raised.
+ * Then token_verify() reads the new token back and refuses it (EPERM, step
+ * "token:verify") when a group the rule disables is still enabled, a
+ * privilege but the kept one is still there, or the integrity is above the
+ * plan's: the token is never weaker than the plan says, whatever
+ * CreateRestrictedToken did.
  *
- * Integrity: medium, never raised; an elevated (high) runner's level is
- * lowered to medium.  Not low: low integrity would make every write root
- * need a low mandatory label (a SACL change on the user's workspace, one
- * more host mutation to journal and restore) and breaks ordinary tools
- * writing their per-user state; the write jail is the write-restricted
- * token plus the ACL plan, and low integrity would add nothing the plan
- * does not already deny.
+ * Why not low integrity: every write root would need a low mandatory label
+ * (a SACL change on the user's workspace to journal and restore), and the
+ * write jail is the write-restricted token plus the ACL plan.
  *
- * The default DACL of the new token grants the user, SYSTEM, the logon SID
- * and the capability SID: a write-restricted process must be able to open
- * the objects it creates itself (its threads, its pipes), which the
- * restricting SIDs would otherwise not reach. */
+ * The default DACL of the new token grants its user, SYSTEM and the
+ * restricting SIDs: a write-restricted process must be able to open the
+ * objects it creates itself (its threads, its pipes). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,7 @@
 #include <bcrypt.h>
 #include <sddl.h>
 
+#include "token_int.h"
 #include "winenf.h"
 
 #define CAP_DOMAIN L"sandproof-capability-v1"
@@ -84,34 +92,12 @@ int token_capability_sid(const char *workspace, PSID *out, struct wenf_error *e)
 	return 0;
 }
 
-/* TokenGroups of h, newly allocated. */
-static TOKEN_GROUPS *token_groups(HANDLE h)
+int token_logon_sid_of(HANDLE h, PSID *out, struct wenf_error *e)
 {
-	DWORD n = 0;
-	TOKEN_GROUPS *g;
-
-	GetTokenInformation(h, TokenGroups, NULL, 0, &n);
-	if (!n || !(g = malloc(n)))
-		return NULL;
-	if (!GetTokenInformation(h, TokenGroups, g, n, &n)) {
-		free(g);
-		return NULL;
-	}
-	return g;
-}
-
-int token_logon_sid(PSID *out, struct wenf_error *e)
-{
-	HANDLE h;
-	TOKEN_GROUPS *g;
-	int rc = wenf_fail(e, "token", NULL, ENOENT, "no logon SID in the process token");
+	TOKEN_GROUPS *g = token_groups(h);
+	int rc = -ENOENT;
 
 	*out = NULL;
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &h))
-		return wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
-				 "OpenProcessToken: error %lu", GetLastError());
-	g = token_groups(h);
-	CloseHandle(h);
 	for (DWORD i = 0; g && i < g->GroupCount; i++) {
 		DWORD len;
 
@@ -126,21 +112,39 @@ int token_logon_sid(PSID *out, struct wenf_error *e)
 		break;
 	}
 	free(g);
+	if (rc == -ENOENT)
+		wenf_fail(e, "token", NULL, ENOENT, "no logon SID in the token");
 	return rc;
 }
 
-PSID token_plan_sid(enum winplan_sid which, PSID cap, PSID logon)
+int token_logon_sid(PSID *out, struct wenf_error *e)
+{
+	HANDLE h;
+	int rc;
+
+	*out = NULL;
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &h))
+		return wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
+				 "OpenProcessToken: error %lu", GetLastError());
+	rc = token_logon_sid_of(h, out, e);
+	CloseHandle(h);
+	return rc;
+}
+
+PSID token_plan_sid(enum winplan_sid which, const struct wenf_sids *s)
 {
 	static SID everyone = {SID_REVISION, 1, {SECURITY_WORLD_SID_AUTHORITY},
 			       {SECURITY_WORLD_RID}};
 
 	switch (which) {
 	case WINPLAN_SID_CAPABILITY:
-		return cap;
+		return s ? s->cap : NULL;
 	case WINPLAN_SID_LOGON:
-		return logon;
+		return s ? s->logon : NULL;
 	case WINPLAN_SID_EVERYONE:
 		return &everyone;
+	case WINPLAN_SID_ACCOUNT:
+		return s ? s->account : NULL;
 	}
 	return NULL;
 }
@@ -159,8 +163,8 @@ bool token_is_elevated(void)
 	return ok && te.TokenIsElevated;
 }
 
-/* Lower t's integrity to medium when it is above; never raise it. */
-static int token_cap_integrity(HANDLE t, struct wenf_error *e)
+/* Lower t's integrity to rid when it is above; never raise it. */
+static int token_cap_integrity(HANDLE t, DWORD cap, struct wenf_error *e)
 {
 	unsigned char buf[64];
 	TOKEN_MANDATORY_LABEL *ml = (TOKEN_MANDATORY_LABEL *)buf;
@@ -172,16 +176,21 @@ static int token_cap_integrity(HANDLE t, struct wenf_error *e)
 		return wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
 				 "TokenIntegrityLevel: error %lu", GetLastError());
 	rid = *GetSidSubAuthority(ml->Label.Sid, *GetSidSubAuthorityCount(ml->Label.Sid) - 1);
-	if (rid <= SECURITY_MANDATORY_MEDIUM_RID)
+	if (rid <= cap)
 		return 0;
-	if (!ConvertStringSidToSidW(L"S-1-16-8192", &medium))
-		return wenf_fail(e, "token", NULL, ENOMEM, "medium integrity SID");
+	{
+		wchar_t str[32];
+
+		swprintf(str, 32, L"S-1-16-%lu", (unsigned long)cap);
+		if (!ConvertStringSidToSidW(str, &medium))
+			return wenf_fail(e, "token", NULL, ENOMEM, "integrity SID");
+	}
 	ml->Label.Sid = medium;
 	ml->Label.Attributes = SE_GROUP_INTEGRITY;
 	if (!SetTokenInformation(t, TokenIntegrityLevel, ml,
 				 sizeof(*ml) + GetLengthSid(medium)))
 		rc = wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
-			       "cannot lower the integrity to medium: error %lu", GetLastError());
+			       "cannot lower the integrity: error %lu", GetLastError());
 	LocalFree(medium);
 	return rc;
 }
@@ -225,49 +234,57 @@ static int token_default_dacl(HANDLE t, PSID user, PSID *extra, size_t n_extra,
 	return 0;
 }
 
-#define TOKEN_KNOWN_FLAGS (WINPLAN_DISABLE_MAX_PRIVILEGE | WINPLAN_SANDBOX_INERT | \
-			   WINPLAN_LUA_TOKEN | WINPLAN_WRITE_RESTRICTED)
+#define TOKEN_KNOWN_FLAGS (WINPLAN_LUA_TOKEN | WINPLAN_WRITE_RESTRICTED)
 
-int token_restricted_create(const struct winplan_token *t, PSID cap, PSID logon,
-			    HANDLE *out, struct wenf_error *e)
+/* The restricting SIDs of t, resolved. */
+static int restricting(const struct winplan_token *t, const struct wenf_sids *s,
+		       SID_AND_ATTRIBUTES rs[4], PSID sids[4], struct wenf_error *e)
 {
-	SID_AND_ATTRIBUTES rs[4];
-	PSID sids[4];
-	unsigned char ubuf[128];
-	TOKEN_USER *tu = (TOKEN_USER *)ubuf;
-	HANDLE self, nt = NULL;
-	DWORD n = 0;
-	int rc = 0;
-
-	*out = NULL;
 	if ((t->flags & ~TOKEN_KNOWN_FLAGS) || t->n_restricting > 4)
 		return wenf_fail(e, "token", NULL, EINVAL,
 				 "the plan asks for token flags 0x%x / %lu restricting SIDs this "
 				 "backend cannot apply", (unsigned)t->flags, (unsigned long)t->n_restricting);
 	for (size_t i = 0; i < t->n_restricting; i++) {
-		sids[i] = token_plan_sid(t->restricting[i], cap, logon);
+		sids[i] = token_plan_sid(t->restricting[i], s);
 		if (!sids[i])
-			return wenf_fail(e, "token", NULL, EINVAL, "restricting SID %lu unknown", (unsigned long)i);
+			return wenf_fail(e, "token", NULL, EINVAL, "restricting SID %lu unknown",
+					 (unsigned long)i);
 		rs[i].Sid = sids[i];
 		rs[i].Attributes = 0;
 	}
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_DUPLICATE | TOKEN_QUERY |
-			      TOKEN_ASSIGN_PRIMARY | TOKEN_ADJUST_DEFAULT, &self))
+	return 0;
+}
+
+int token_restricted_create(const struct winplan_token *t, HANDLE base,
+			    const struct wenf_sids *s, HANDLE *out, struct wenf_error *e)
+{
+	SID_AND_ATTRIBUTES rs[4];
+	PSID sids[4];
+	unsigned char ubuf[128];
+	TOKEN_USER *tu = (TOKEN_USER *)ubuf;
+	HANDLE self = NULL, nt = NULL;
+	DWORD n = 0;
+	int rc = restricting(t, s, rs, sids, e);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	if (!base && !OpenProcessToken(GetCurrentProcess(), TOKEN_DUPLICATE | TOKEN_QUERY |
+				       TOKEN_ASSIGN_PRIMARY | TOKEN_ADJUST_DEFAULT, &self))
 		return wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
 				 "OpenProcessToken: error %lu", GetLastError());
-	/* The plan's flags carry the winnt.h values (winplan.h). */
-	if (!CreateRestrictedToken(self, t->flags, 0, NULL, 0, NULL,
-				   (DWORD)t->n_restricting, t->n_restricting ? rs : NULL, &nt))
-		rc = wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
-			       "CreateRestrictedToken: error %lu", GetLastError());
+	rc = token_derive(t, base ? base : self, rs, &nt, e);
 	if (rc == 0 && !GetTokenInformation(nt, TokenUser, ubuf, sizeof(ubuf), &n))
 		rc = wenf_fail(e, "token", NULL, wenf_errno(GetLastError()),
 			       "TokenUser: error %lu", GetLastError());
 	if (rc == 0)
 		rc = token_default_dacl(nt, tu->User.Sid, sids, t->n_restricting, e);
 	if (rc == 0)
-		rc = token_cap_integrity(nt, e);
-	CloseHandle(self);
+		rc = token_cap_integrity(nt, t->integrity, e);
+	if (rc == 0)
+		rc = token_verify(nt, t, e);
+	if (self)
+		CloseHandle(self);
 	if (rc < 0) {
 		if (nt)
 			CloseHandle(nt);

@@ -4,15 +4,17 @@
  * added, in one transaction, to a dynamic WFP session
  * (FWPM_SESSION_FLAG_DYNAMIC): the filters exist exactly as long as the
  * session, so a runner that dies leaves none behind.  Each filter blocks
- * at its layer for processes whose token matches the capability SID
- * (FWPM_CONDITION_ALE_USER_ID with a security descriptor granting that SID
- * FWP_ACTRL_MATCH_FILTER); the runner's own token lacks that SID and keeps
- * its network.  Adding filters needs an elevated runner: not elevated, the
- * run is refused (step "network", EPERM), never run with the network open.
- * A layer or action this file does not know is refused (EINVAL), not
- * skipped.  Whether ALE_USER_ID matches a SID that is only a restricting
- * SID of a write-restricted token is a fact of the native access check this
- * build cannot observe: a native run must show it (README.md). */
+ * at its layer for processes whose token is granted FWP_ACTRL_MATCH_FILTER
+ * by a descriptor naming the filter's SIDs (FWPM_CONDITION_ALE_USER_ID):
+ * the sandbox account's user SID, which every access check of the
+ * command's token sees enabled, and the capability SID, which only the
+ * restricting check sees (platforms/windows/README.md, "Network deny"; the
+ * model platforms/windows/model shows the condition holds for the command
+ * under every reading and for no runner).  Adding filters needs an elevated
+ * runner: not elevated, the run is refused (step "network", EPERM), never
+ * run with the network open.  A layer or action this file does not know is
+ * refused (EINVAL), not skipped.  That the filters really stop the command
+ * is then checked where it runs, before it runs (canary.c). */
 #include <errno.h>
 #include <string.h>
 #include <wchar.h>
@@ -68,22 +70,36 @@ static const GUID *layer_key(const char *name)
 	return NULL;
 }
 
-/* A self-relative SD granting sid FWP_ACTRL_MATCH_FILTER (SDDL "CC" = 0x1). */
-static int match_sd(PSID sid, PSECURITY_DESCRIPTOR *sd, ULONG *len)
+/* A self-relative SD granting each SID of f FWP_ACTRL_MATCH_FILTER
+ * (SDDL "CC" = 0x1): "O:SYG:SYD:(A;;CC;;;<sid>)...". */
+static int match_sd(const struct winplan_filter *f, const struct wenf_sids *sids,
+		    PSECURITY_DESCRIPTOR *sd, ULONG *len)
 {
-	wchar_t *s = NULL, text[256];
+	wchar_t text[512];
+	size_t at = (size_t)swprintf(text, 512, L"O:SYG:SYD:");
 
-	if (!ConvertSidToStringSidW(sid, &s))
-		return -ENOMEM;
-	swprintf(text, 256, L"O:SYG:SYD:(A;;CC;;;%ls)", s);
-	LocalFree(s);
-	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(text, SDDL_REVISION_1, sd, len))
+	for (size_t i = 0; i < f->n_sids; i++) {
+		PSID sid = token_plan_sid(f->sids[i], sids);
+		wchar_t *s = NULL;
+		int n;
+
+		if (!sid || !ConvertSidToStringSidW(sid, &s))
+			return -EINVAL;
+		n = swprintf(text + at, 512 - at, L"(A;;CC;;;%ls)", s);
+		LocalFree(s);
+		if (n < 0)
+			return -EINVAL;
+		at += (size_t)n;
+	}
+	if (!f->n_sids ||
+	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(text, SDDL_REVISION_1, sd, len))
 		return -EINVAL;
 	return 0;
 }
 
-/* One blocking filter at f's layer, matching f's SID. */
-static int filter_add(HANDLE eng, const struct winplan_filter *f, PSID sid, struct wenf_error *e)
+/* One blocking filter at f's layer, matching f's SIDs. */
+static int filter_add(HANDLE eng, const struct winplan_filter *f, const struct wenf_sids *sids,
+		      struct wenf_error *e)
 {
 	FWPM_FILTER_CONDITION0 c;
 	FWPM_FILTER0 flt;
@@ -97,7 +113,7 @@ static int filter_add(HANDLE eng, const struct winplan_filter *f, PSID sid, stru
 	if (!key || !f->action || strcmp(f->action, "block") != 0)
 		return wenf_fail(e, "network", f->layer, EINVAL,
 				 "filter layer or action this backend cannot apply: refused");
-	if (!sid || match_sd(sid, &sd, &len) < 0)
+	if (match_sd(f, sids, &sd, &len) < 0)
 		return wenf_fail(e, "network", f->layer, EINVAL, "cannot build the SID condition");
 	sdb.size = len;
 	sdb.data = (UINT8 *)sd;
@@ -131,7 +147,7 @@ static int engine_open(UINT32 flags, HANDLE *eng)
 	return (int)FwpmEngineOpen0(NULL, RPC_C_AUTHN_WINNT, NULL, &s, eng);
 }
 
-int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
+int wfp_apply(const struct winplan_filter *f, size_t n, const struct wenf_sids *sids,
 	      struct wfp_session *s, struct wenf_error *e)
 {
 	DWORD rc;
@@ -153,7 +169,7 @@ int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
 		r = wenf_fail(e, "network", NULL, wenf_errno(rc),
 			      "FwpmTransactionBegin0: error 0x%08lx", (unsigned long)rc);
 	for (size_t i = 0; r == 0 && i < n; i++)
-		if ((r = filter_add(s->engine, &f[i], token_plan_sid(f[i].sid, cap, logon), e)) == 0)
+		if ((r = filter_add(s->engine, &f[i], sids, e)) == 0)
 			s->added++;
 	if (r == 0 && (rc = FwpmTransactionCommit0(s->engine)) != ERROR_SUCCESS)
 		r = wenf_fail(e, "network", NULL, wenf_errno(rc),

@@ -24,6 +24,7 @@
 #include <windows.h>
 
 #include "winplan.h"
+#include "wjournal.h"
 
 /* The same shape as the seam's struct setup_error (platform.h). */
 struct wenf_error {
@@ -60,20 +61,32 @@ char *wenf_utf8(const wchar_t *w);
  * see the SID a crashed run used.  *out is LocalFree()d by the caller. */
 int token_capability_sid(const char *workspace, PSID *out, struct wenf_error *e);
 
-/* The logon SID (SE_GROUP_LOGON_ID) of the current process token; *out is
- * LocalFree()d by the caller. */
+/* The logon SID (SE_GROUP_LOGON_ID) of the current process token, or of
+ * token h; *out is LocalFree()d by the caller. */
 int token_logon_sid(PSID *out, struct wenf_error *e);
+int token_logon_sid_of(HANDLE h, PSID *out, struct wenf_error *e);
 
-/* The SID a plan names: capability, logon, or Everyone (S-1-1-0).  The
- * returned SID belongs to the caller's cap/logon or is static (Everyone). */
-PSID token_plan_sid(enum winplan_sid which, PSID cap, PSID logon);
+/* The SIDs a plan names, resolved for one run (the caller's). */
+struct wenf_sids {
+	PSID cap;       /* the workspace's capability SID */
+	PSID logon;     /* the logon SID of the token the command's derives from */
+	PSID account;   /* the sandbox account's user SID, or NULL */
+};
 
-/* A primary restricted token from the current process token, per t: its
- * flags for CreateRestrictedToken and its restricting SIDs.  Medium
- * integrity (the caller's own level, never raised).  *out CloseHandle()d by
- * the caller. */
-int token_restricted_create(const struct winplan_token *t, PSID cap, PSID logon,
-			    HANDLE *out, struct wenf_error *e);
+/* The SID a plan names: one of s's, or Everyone (S-1-1-0, static).  NULL
+ * when s lacks it. */
+PSID token_plan_sid(enum winplan_sid which, const struct wenf_sids *s);
+
+/* The command's primary token, derived from base (NULL: the current
+ * process token) by t's recipe: CreateRestrictedToken with t's flags and
+ * restricting SIDs, every group deny-only but those t keeps, every
+ * privilege deleted but t's kept one, integrity lowered to t's; then
+ * token_verify.  *out CloseHandle()d by the caller. */
+int token_restricted_create(const struct winplan_token *t, HANDLE base,
+			    const struct wenf_sids *s, HANDLE *out, struct wenf_error *e);
+/* Refuse (-EPERM, step "token:verify") a token with an enabled group t does
+ * not keep, a privilege but t's kept one, or an integrity above t's. */
+int token_verify(HANDLE tok, const struct winplan_token *t, struct wenf_error *e);
 
 /* Whether the current process token is elevated (TokenElevation). */
 bool token_is_elevated(void);
@@ -94,18 +107,25 @@ int acl_journal_dir(char **out, struct wenf_error *e);
  * exclusively for the whole run: a concurrent replay skips it. */
 int acl_journal_open(struct acl_journal *j, const char *dir, struct wenf_error *e);
 
-/* Append one entry: the object (volume serial, file index: its identity),
- * whether the runner created it, its prior DACL as SDDL, its path.  Written
- * and flushed (FlushFileBuffers) before returning: the DACL change that
- * follows is journalled even when the runner dies right after it. */
-int acl_journal_append(struct acl_journal *j, const BY_HANDLE_FILE_INFORMATION *id,
-		       bool created, const wchar_t *sddl, const wchar_t *path,
-		       struct wenf_error *e);
+/* Append len bytes (one whole line of the journal engine, wjournal.h) at
+ * the journal's end and flush them (WriteFile + FlushFileBuffers) before
+ * returning: the change that follows is journalled even when the runner
+ * dies right after it.  0 or -errno. */
+int acl_journal_write(struct acl_journal *j, const char *line, size_t len);
 
-/* Restore every entry of j in reverse order (the prior DACL set back on the
- * same object; a directory the runner created removed when empty), then
- * close and delete the journal.  Returns 0, or the first -errno (every entry
- * is still attempted; the journal is kept, for a later replay, on failure). */
+/* The journal engine's operations as Win32 calls (acl_wj.c): ctx's journal
+ * for appends (NULL: a replay, which appends nothing), ctx's error filled. */
+struct acl_wj {
+	struct acl_journal *j;
+	struct wenf_error *e;
+};
+struct wj_ops acl_wj_ops(struct acl_wj *ctx);
+
+/* Restore every entry of j in reverse order (wj_replay: the prior DACL set
+ * back on the same object; a directory the runner created, or intended to,
+ * removed when empty; a torn last line skipped), then close and delete the
+ * journal.  Returns 0, or the first -errno (every entry is still attempted;
+ * the journal is kept, for a later replay, on failure). */
 int acl_journal_restore(struct acl_journal *j, struct wenf_error *e);
 
 /* Restore the journal file at path (UTF-16) the same way: only when its
@@ -138,26 +158,55 @@ int acl_open_checked(const wchar_t *path, DWORD access, HANDLE *out,
 /* The checks acl_open_checked makes on an opened handle, as pure functions
  * (the smoke feeds them injected values): nonzero when refused. */
 bool acl_attrs_refused(DWORD attrs);
+/* A reparse point refused by its tag (winreparse.h); why describes the tag
+ * (refused or not) when attrs hold FILE_ATTRIBUTE_REPARSE_POINT. */
+bool acl_reparse_refused(DWORD attrs, DWORD tag, char *why, size_t n);
 bool acl_final_path_differs(const wchar_t *want, const wchar_t *final);
+/* The final path of an open handle (GetFinalPathNameByHandleW, normalised,
+ * DOS volume name), malloc()ed, or NULL. */
+wchar_t *acl_final_path(HANDLE h);
 
-/* Apply one ACE of the plan: open checked (honouring ace->absent), journal
- * the prior DACL, merge the ACE (SetEntriesInAclW), SetSecurityInfo on the
- * handle.  *applied is set when an ACE was applied (false: skipped absent). */
-int acl_apply(const struct winplan_ace *ace, PSID sid, struct acl_journal *j,
+/* Apply one entry of the plan: open checked (honouring ace->absent),
+ * journal the prior DACL, merge one ACE per SID of ace->sids (resolved in
+ * s) with SetEntriesInAclW, SetSecurityInfo on the handle.  On a file the
+ * inheritance flags are dropped and an inherit-only entry is skipped.
+ * *applied is set when ACEs were applied (false: skipped). */
+int acl_apply(const struct winplan_ace *ace, const struct wenf_sids *s, struct acl_journal *j,
 	      bool *applied, struct wenf_error *e);
+
+/* Re-apply the inheritable ACEs of the directory dir to everything below it
+ * (propagate.c): children listed and opened through handles as themselves,
+ * a reparse point re-secured but never descended, each child's DACL its
+ * explicit ACEs plus what CreatePrivateObjectSecurityEx says it inherits,
+ * set with SetKernelObjectSecurity; a child reachable by another name (a
+ * file with several hard links, a directory whose final path is not its
+ * listed one) left untouched.  *rewritten and *skipped (each may be NULL)
+ * count the DACLs written and the children left.  0 or -errno (step
+ * "acl:propagate"). */
+int acl_propagate(HANDLE dir, unsigned long *rewritten, unsigned long *skipped,
+		  struct wenf_error *e);
 
 /* The DACL of an open handle as SDDL (LocalFree()d by the caller). */
 int acl_sddl_of(HANDLE h, wchar_t **out, struct wenf_error *e);
 
-/* Set the DACL in sddl on h (protected or not as the SDDL says). */
+/* Set the DACL in sddl on h alone (protected or not as the SDDL says;
+ * SetKernelObjectSecurity: nothing propagates). */
 int acl_sddl_set(HANDLE h, const wchar_t *sddl, struct wenf_error *e);
 
 /* ---- job.c ------------------------------------------------------------ */
 
 /* A job object that kills every process in it when its last handle closes
  * (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), and, when max_procs > 0, admits at
- * most max_procs active processes.  Breakaway is not allowed. */
-int job_create(DWORD max_procs, HANDLE *out, struct wenf_error *e);
+ * most max_procs active processes; with the UI restrictions ui
+ * (JOB_OBJECT_UILIMIT_*, 0: none) and, when die_on_exception, a process that
+ * crashes ends (JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION).  Breakaway is
+ * not allowed. */
+int job_create(DWORD max_procs, DWORD ui, bool die_on_exception, HANDLE *out,
+	       struct wenf_error *e);
+/* Read the job's limits and UI restrictions back: -EIO (step "job") when
+ * they are not what job_create was asked for. */
+int job_verify(HANDLE job, DWORD max_procs, DWORD ui, bool die_on_exception,
+	       struct wenf_error *e);
 
 /* Tree kill: every process of the job, descendants included. */
 int job_kill(HANDLE job, UINT code);
@@ -181,6 +230,8 @@ int spawn_envblock(const char *const *env, size_t n, wchar_t **out);
 
 struct spawn_req {
 	HANDLE token;               /* NULL: the runner's own (smoke only) */
+	bool other_user;            /* token is another user's: CreateProcessWithTokenW */
+	const wchar_t *desktop;     /* "station\\desktop", or NULL: the runner's */
 	HANDLE job;                 /* the process is assigned before it runs */
 	const wchar_t *app;         /* resolved executable, or NULL (from cmdline) */
 	wchar_t *cmdline;           /* CreateProcess may write into it */
@@ -192,7 +243,10 @@ struct spawn_req {
 /* CreateProcess(AsUser)W suspended with PROC_THREAD_ATTRIBUTE_HANDLE_LIST
  * naming exactly in/out/err (inheritable only for this call), assigned to
  * the job, then resumed.  A process that cannot be assigned is terminated
- * and never resumed.  *pi holds the process and thread handles. */
+ * and never resumed.  *pi holds the process and thread handles.  With
+ * other_user: CreateProcessWithTokenW (the secondary logon service starts
+ * it, passing it the three standard handles and no other; the runner needs
+ * SeImpersonatePrivilege, which an elevated administrator holds). */
 int spawn_start(const struct spawn_req *r, PROCESS_INFORMATION *pi, struct wenf_error *e);
 
 /* spawn_start's two halves (the smoke observes the process between them):
@@ -210,9 +264,10 @@ struct wfp_session {
 };
 
 /* Open a dynamic session and add every filter of the plan, each matching
- * its SID (token_plan_sid of cap, logon) through FWPM_CONDITION_ALE_USER_ID,
- * in one transaction.  Not elevated: -EPERM, step "network", nothing added. */
-int wfp_apply(const struct winplan_filter *f, size_t n, PSID cap, PSID logon,
+ * through FWPM_CONDITION_ALE_USER_ID a token granted FWP_ACTRL_MATCH_FILTER
+ * by a descriptor naming the filter's SIDs (resolved in sids), in one
+ * transaction.  Not elevated: -EPERM, step "network", nothing added. */
+int wfp_apply(const struct winplan_filter *f, size_t n, const struct wenf_sids *sids,
 	      struct wfp_session *s, struct wenf_error *e);
 
 /* Close the session (its filters vanish). */
@@ -220,5 +275,52 @@ void wfp_close(struct wfp_session *s);
 
 /* Whether the filtering engine can be opened at all (doctor). */
 int wfp_reachable(struct wenf_error *e);
+
+/* ---- account.c ---------------------------------------------------------- */
+
+/* The local user name's SID (LocalFree()); -ENOENT when there is none. */
+int account_sid(const char *name, PSID *out, struct wenf_error *e);
+/* The sandbox account exists (created when absent), is not in
+ * Administrators (else -EPERM), may log on as a batch job; its SID in *sid
+ * (LocalFree()).  Elevated only. */
+int account_ensure(const char *name, PSID *sid, struct wenf_error *e);
+/* A batch logon of the account with a fresh password (set, used, wiped;
+ * serialised by lock_dir\account.lock).  *token CloseHandle()d. */
+int account_logon(const char *name, const char *lock_dir, HANDLE *token, struct wenf_error *e);
+
+/* ---- desktop.c ---------------------------------------------------------- */
+
+struct wdesk {
+	HWINSTA ws;
+	HDESK desk;
+	wchar_t name[160];  /* "station\\desktop", for STARTUPINFO.lpDesktop */
+};
+
+/* A window station and desktop of the run's own, granting SYSTEM, the
+ * runner's user and logon (the command token's logon SID) and no one else. */
+int desktop_create(PSID logon, struct wdesk *d, struct wenf_error *e);
+void desktop_close(struct wdesk *d);
+
+/* ---- canary.c ----------------------------------------------------------- */
+
+/* How a canary starts: exactly as the command will (its token, job, desktop). */
+struct canary_spawn {
+	HANDLE token;
+	bool other_user;            /* CreateProcessWithTokenW, as the command */
+	HANDLE job;
+	const wchar_t *desktop;
+	const wchar_t *exe;         /* canary_exe() */
+};
+
+/* sandproof-canary.exe next to this process's executable (free()). */
+wchar_t *canary_exe(void);
+/* A loopback TCP connect and UDP datagram from the canary: 0 when both are
+ * refused; -EPERM (step "network:canary") when either gets through; any
+ * other failure to run or read the canary also refuses (-errno). */
+int canary_network(const struct canary_spawn *s, struct wenf_error *e);
+/* A file the runner makes in dir opened by the canary for DELETE, WRITE_DAC
+ * and WRITE_DATA: 0 when all three are refused; -EPERM (step "acl:canary")
+ * when one is granted; the file is removed. */
+int canary_outside(const struct canary_spawn *s, const char *dir, struct wenf_error *e);
 
 #endif

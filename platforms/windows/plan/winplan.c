@@ -52,9 +52,10 @@ int wpb_add_ace(struct wpb *b, const char *path, enum winplan_effect effect, uin
 		b->cap_aces = cap;
 	}
 	a = &p->aces[p->n_aces];
-	*a = (struct winplan_ace){.sid = WINPLAN_SID_CAPABILITY, .effect = effect, .mask = mask,
+	*a = (struct winplan_ace){.n_sids = b->n_sids, .effect = effect, .mask = mask,
 				  .inherit = inherit, .absent = absent, .clause = clause,
 				  .why = why};
+	memcpy(a->sids, b->sids, sizeof(a->sids));
 	a->path = strdup(path);
 	if (!a->path)
 		return -ENOMEM;
@@ -74,9 +75,9 @@ static int check_expressible(struct wpb *b, const struct request *req,
 					  "deny ACE names; refused");
 		if (req->network == NET_DENY)
 			return wpb_refuse(b, "profile.network.mode",
-					  "\"deny\" with an unrestricted filesystem: the WFP filters "
-					  "match the capability SID, which only the write-restricted "
-					  "token carries; refused");
+					  "\"deny\" with an unrestricted filesystem: network deny runs "
+					  "the command as the sandbox account, whose token is "
+					  "write-restricted to the ACL plan; refused");
 	}
 	if (req->read_roots_stated)
 		return wpb_refuse(b, "profile.filesystem.read_roots",
@@ -119,25 +120,11 @@ static int clean_temp(struct wpb *b, const char *temp_dir, char *buf, size_t n)
 	return 0;
 }
 
-static void plan_token(struct winplan *p, bool restricted)
-{
-	p->token.flags = WINPLAN_DISABLE_MAX_PRIVILEGE | WINPLAN_LUA_TOKEN;
-	if (!restricted)
-		return;
-	p->token.flags |= WINPLAN_WRITE_RESTRICTED;
-	/* The capability SID: what every ACE and filter names.  The logon SID:
-	 * objects of the session (window station, desktop, the console) grant
-	 * it, and the process cannot start without writing them.  Everyone:
-	 * system objects a process writes as a matter of course (the NUL
-	 * device, pipes) grant only Everyone; without it ordinary tools fail.
-	 * Cost, stated in README.md: an object that grants write to Everyone
-	 * or to the logon SID stays writable; the deny ACEs still hold there. */
-	p->token.restricting[0] = WINPLAN_SID_CAPABILITY;
-	p->token.restricting[1] = WINPLAN_SID_LOGON;
-	p->token.restricting[2] = WINPLAN_SID_EVERYONE;
-	p->token.n_restricting = 3;
-}
-
+/* Network deny: the command runs as the sandbox account, so a filter can
+ * name a SID its token has enabled; the capability SID is granted too, so
+ * the condition holds whether or not the filter engine's match right is a
+ * write for the restricting SIDs (README.md, "Network deny").  No other
+ * token holds either SID, so no other process matches. */
 static int plan_filters(struct winplan *p, enum net_mode mode)
 {
 	static const char *const layers[] = {
@@ -157,12 +144,30 @@ static int plan_filters(struct winplan *p, enum net_mode mode)
 	if (!p->filters)
 		return -ENOMEM;
 	for (size_t i = 0; i < 4; i++)
-		p->filters[i] = (struct winplan_filter){.layer = layers[i], .action = "block",
-							.sid = WINPLAN_SID_CAPABILITY,
-							.why = whys[i], .clause = "NET-1"};
+		p->filters[i] = (struct winplan_filter){
+			.layer = layers[i], .action = "block", .n_sids = 2,
+			.sids = {WINPLAN_SID_ACCOUNT, WINPLAN_SID_CAPABILITY},
+			.why = whys[i], .clause = "NET-1"};
 	p->n_filters = 4;
 	p->network_denied = true;
+	p->canaries |= WINPLAN_CANARY_NETWORK;
 	return 0;
+}
+
+/* A writable area's allow: the area's own directory without DELETE, and
+ * DELETE for everything below through an inherit-only ACE (why_below). */
+static int allow_area(struct wpb *b, const char *path, const char *clause, const char *why,
+		      const char *why_below)
+{
+	int rc = wpb_add_ace(b, path, WINPLAN_ALLOW, WINPLAN_MASK_ALLOW_ROOT,
+			     WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT,
+			     WINPLAN_ABSENT_REFUSE, clause, why);
+
+	if (!rc)
+		rc = wpb_add_ace(b, path, WINPLAN_ALLOW, WINPLAN_DELETE,
+				 WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT |
+				 WINPLAN_INHERIT_ONLY, WINPLAN_ABSENT_REFUSE, clause, why_below);
+	return rc;
 }
 
 static int plan_allows(struct wpb *b, const struct request *req, const char *temp)
@@ -170,16 +175,15 @@ static int plan_allows(struct wpb *b, const struct request *req, const char *tem
 	int rc = 0;
 
 	for (size_t i = 0; i < req->n_write_roots && !rc; i++)
-		rc = wpb_add_ace(b, req->write_roots[i].root, WINPLAN_ALLOW,
-				 WINPLAN_MASK_ALLOW_WRITE,
-				 WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT,
-				 WINPLAN_ABSENT_REFUSE, "FS-1",
-				 "a write root: the command may create, write and delete beneath it");
+		rc = allow_area(b, req->write_roots[i].root, "FS-1",
+				"a write root: the command may create, write and delete beneath it",
+				"below the write root the command may delete and rename; never the "
+				"root itself, an ancestor of its protected names (META-2)");
 	if (!rc && temp)
-		rc = wpb_add_ace(b, temp, WINPLAN_ALLOW, WINPLAN_MASK_ALLOW_WRITE,
-				 WINPLAN_OBJECT_INHERIT | WINPLAN_CONTAINER_INHERIT,
-				 WINPLAN_ABSENT_REFUSE, "FS-4",
-				 "the run's private temp directory (TEMP, TMP): writable");
+		rc = allow_area(b, temp, "FS-4",
+				"the run's private temp directory (TEMP, TMP): writable",
+				"below the temp directory the command may delete and rename; the "
+				"directory itself is the runtime root's");
 	return rc;
 }
 
@@ -202,8 +206,22 @@ int winplan_build(const struct request *req, const struct winplan_opts *o,
 	}
 	if (rc)
 		return rc;
-	plan_token(out, req->fs_kind == FS_RESTRICTED);
+	winplan_token_recipe(&out->token, req->fs_kind == FS_RESTRICTED, req->network == NET_DENY);
+	/* Every ACE names the capability SID (the restricting check) and, when
+	 * the command runs as the sandbox account, the account (the check of
+	 * the enabled SIDs, which decides alone what a write-restricted token
+	 * does not check against its restricting SIDs). */
+	b.sids[b.n_sids++] = WINPLAN_SID_CAPABILITY;
+	if (out->token.base == WINPLAN_BASE_ACCOUNT)
+		b.sids[b.n_sids++] = WINPLAN_SID_ACCOUNT;
+	else if (req->fs_kind == FS_RESTRICTED)
+		out->canaries |= WINPLAN_CANARY_OUTSIDE;
 	out->job_max_processes = req->limits.value[LIMIT_PIDS];
+	/* Every run: the command reaches no USER object, clipboard, atom or
+	 * setting of the user's session through the job, and a crash ends the
+	 * process instead of waiting on an error dialog (PRIV-5). */
+	out->job_ui = WINPLAN_JOB_UI_ALL;
+	out->job_die_on_exception = true;
 	rc = plan_filters(out, req->network);
 	if (!rc && req->fs_kind == FS_RESTRICTED)
 		rc = plan_allows(&b, req, t);
@@ -232,8 +250,14 @@ const char *winplan_sid_name(enum winplan_sid sid)
 	case WINPLAN_SID_CAPABILITY: return "capability";
 	case WINPLAN_SID_LOGON: return "logon";
 	case WINPLAN_SID_EVERYONE: return "everyone";
+	case WINPLAN_SID_ACCOUNT: return "account";
 	}
 	return "?";
+}
+
+const char *winplan_base_name(enum winplan_base b)
+{
+	return b == WINPLAN_BASE_ACCOUNT ? "account" : "runner";
 }
 
 const char *winplan_absent_name(enum winplan_absent a)

@@ -12,15 +12,17 @@ struct wpb {
 	struct winplan *p;
 	size_t cap_aces, cap_filters;
 	char *err;
+	enum winplan_sid sids[WINPLAN_SIDS_MAX]; /* whom every ACE names */
+	size_t n_sids;
 };
 
 /* Write "FIELD: reason" into b->err; returns -EINVAL. */
 int wpb_refuse(struct wpb *b, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Append one ACE (the path is copied); an ACE equal in path (winpath_equal),
- * sid, effect, mask and inherit to one already planned is not repeated.
- * 0 or -ENOMEM. */
+/* Append one ACE for b->sids (the path is copied); an ACE equal in path
+ * (winpath_equal), effect, mask and inherit to one already planned is not
+ * repeated.  0 or -ENOMEM. */
 int wpb_add_ace(struct wpb *b, const char *path, enum winplan_effect effect, uint32_t mask,
 		uint32_t inherit, enum winplan_absent absent, const char *clause,
 		const char *why);

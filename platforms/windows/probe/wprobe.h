@@ -32,6 +32,7 @@ extern const struct probe_op wprobe_fs_ops[];
 extern const struct probe_op wprobe_meta_ops[];
 extern const struct probe_op wprobe_net_ops[];
 extern const struct probe_op wprobe_proc_ops[];
+extern const struct probe_op wprobe_ui_ops[];
 extern const struct probe_op wprobe_unsupported_ops[];
 
 /* wprobe_net.c: WSAStartup, once, before the sentinel. */

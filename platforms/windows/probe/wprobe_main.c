@@ -17,7 +17,8 @@ _Static_assert(ERROR_ACCESS_DENIED == WINERR_ACCESS_DENIED, "ERROR_ACCESS_DENIED
 _Static_assert(WSAEACCES == WINERR_WSAEACCES, "WSAEACCES");
 
 static const struct probe_op *const wprobe_tables[] = {
-	wprobe_fs_ops, wprobe_meta_ops, wprobe_net_ops, wprobe_proc_ops, wprobe_unsupported_ops,
+	wprobe_fs_ops, wprobe_meta_ops, wprobe_net_ops, wprobe_proc_ops, wprobe_ui_ops,
+	wprobe_unsupported_ops,
 };
 
 wchar_t *wprobe_wide(const char *utf8, DWORD *code)

@@ -291,6 +291,15 @@ else
 fi
 
 # ---- 6. network: the namespace's own loopback, our own listeners -------------
+# The UI operations (wprobe_ui.c), unconfined under Wine: plumbing only (a
+# clipboard round trip and one inserted event); what a job's UI limits and
+# a desktop of the run's own make of them is native-only (priv.win_ui_*).
+run 3 clipboard_write sandproof-clip -- clipboard_read -- sendinput
+check "ui: JSON shape" "$SHAPE" ok
+check "clipboard_write then clipboard_read: the text round-trips" \
+	"$(get 0 ok) $(get 1 ok) $(get 1 data)" "true true sandproof-clip"
+check "sendinput: one event inserted (unconfined)" "$(get 2 ok) $(get 2 inserted)" "true 1"
+
 if [ -n "$NONET" ]; then
 	skip "network: $NONET"
 else
@@ -316,10 +325,14 @@ EOF
 	PIDS+=("$LSN")
 	sc_wait 60 "$LSN" test -s "$T/ports" # renamed into place whole
 	read -r TP UP <"$T/ports"
-	# a port nobody holds in this private namespace: bound here, then closed
+	# a port nobody holds in this private namespace: bound here, then closed;
+	# one of each protocol: a port free for TCP may be held for UDP (once the
+	# "closed" UDP port, picked by a TCP bind, answered with one byte: only
+	# the echo above answers, so it was the echo's port)
 	FREE=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	FREEU=$("$PY" -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	run 6 connect tcp 127.0.0.1 "$TP" -- connect tcp 127.0.0.1 "$FREE" -- connect udp 127.0.0.1 "$UP" \
-		-- connect udp 127.0.0.1 "$FREE" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
+		-- connect udp 127.0.0.1 "$FREEU" -- bind tcp 127.0.0.1 0 -- connect_from tcp 127.0.0.1 127.0.0.1 "$TP"
 	check "network: JSON shape" "$SHAPE" ok
 	check "connect tcp to our listener: ok" "$(get 0 ok)" true
 	# the listener counts an accept when its select loop comes round to it

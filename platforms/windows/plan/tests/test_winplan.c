@@ -7,8 +7,11 @@
  *     in, made a placeholder when absent; every read-only subpath and
  *     deny_write path has a deny ACE; every directory between a writable
  *     area and a denied path is pinned (DELETE denied), listed before it;
- *   - the token is write-restricted with the capability SID restricting;
- *   - network deny <=> block filters at all four ALE layers;
+ *   - the token is write-restricted with the capability SID restricting,
+ *     every administrative group deny-only, no privilege but
+ *     SeChangeNotifyPrivilege, medium;
+ *   - network deny <=> the sandbox account as the base, block filters for
+ *     its SID and the capability SID at all four ALE layers, the canary;
  *   - each refusal names its field, and leaves nothing to free.
  * Over a grid of requests built from parts, plus the cases by hand. */
 #include <errno.h>
@@ -87,7 +90,12 @@ static void check_aces(const struct request *req, const struct winplan *p, const
 		const struct winplan_ace *a = &p->aces[i];
 		bool known = temp && winpath_equal(a->path, temp);
 
-		check(a->sid == WINPLAN_SID_CAPABILITY, name, "ACE on %s names another SID", a->path);
+		bool account = p->token.base == WINPLAN_BASE_ACCOUNT;
+
+		check(a->sids[0] == WINPLAN_SID_CAPABILITY && a->n_sids == (account ? 2u : 1u) &&
+		      (!account || a->sids[1] == WINPLAN_SID_ACCOUNT), name,
+		      "ACE on %s: not the capability SID (and the account when the base is one)",
+		      a->path);
 		check(a->clause && a->clause[0] && a->why && a->why[0], name, "%s: no clause/why",
 		      a->path);
 		for (size_t r = 0; r < req->n_write_roots; r++)
@@ -96,14 +104,19 @@ static void check_aces(const struct request *req, const struct winplan *p, const
 			check(known, name, "allow ACE outside the write roots and temp: %s", a->path);
 			check(!(a->mask & FORBIDDEN_ALLOW), name, "allow on %s grants DELETE_CHILD, "
 			      "WRITE_DAC or WRITE_OWNER", a->path);
+			check(!(a->mask & WINPLAN_DELETE) || (a->inherit & WINPLAN_INHERIT_ONLY), name,
+			      "allow on %s grants DELETE on the directory itself", a->path);
 		}
 	}
 	for (size_t r = 0; r < req->n_write_roots; r++) {
 		const struct write_root *wr = &req->write_roots[r];
 		const struct winplan_ace *a = find_ace(p, wr->root, WINPLAN_ALLOW,
-						       WINPLAN_FILE_WRITE_DATA | WINPLAN_DELETE);
+						       WINPLAN_FILE_WRITE_DATA),
+					 *d = find_ace(p, wr->root, WINPLAN_ALLOW, WINPLAN_DELETE);
 
 		check(a && a->inherit == INHERIT_ALL, name, "write root %s: no inheriting allow", wr->root);
+		check(d && d->inherit == (INHERIT_ALL | WINPLAN_INHERIT_ONLY), name,
+		      "write root %s: no inherit-only DELETE for what is below", wr->root);
 		for (size_t j = 0; j < wr->read_only_subpaths.n; j++) {
 			const char *s = wr->read_only_subpaths.v[j];
 			a = find_ace(p, s, WINPLAN_DENY, WINPLAN_MASK_DENY_WRITE);
@@ -137,22 +150,36 @@ static void check_token_net(const struct request *req, const struct winplan *p, 
 		"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "FWPM_LAYER_ALE_AUTH_CONNECT_V6",
 		"FWPM_LAYER_ALE_AUTH_RECV_ACCEPT_V4", "FWPM_LAYER_ALE_AUTH_RECV_ACCEPT_V6",
 	};
-	bool cap = false;
+	bool cap = false, deny = req->network == NET_DENY;
 
 	for (size_t i = 0; i < p->token.n_restricting; i++)
 		cap |= p->token.restricting[i] == WINPLAN_SID_CAPABILITY;
 	check((p->token.flags & WINPLAN_WRITE_RESTRICTED) && cap &&
-	      (p->token.flags & WINPLAN_DISABLE_MAX_PRIVILEGE) && (p->token.flags & WINPLAN_LUA_TOKEN),
-	      name, "token not write-restricted with the capability SID");
-	check(p->network_denied == (req->network == NET_DENY), name, "network_denied wrong");
-	check(req->network == NET_DENY || p->n_filters == 0, name, "network allow has filters");
-	for (size_t l = 0; req->network == NET_DENY && l < 4; l++) {
+	      !(p->token.flags & WINPLAN_DISABLE_MAX_PRIVILEGE) && (p->token.flags & WINPLAN_LUA_TOKEN),
+	      name, "token not write-restricted with the capability SID (or DISABLE_MAX_PRIVILEGE, "
+	      "which keeps privileges held, is set)");
+	check(p->token.keep_privilege && !strcmp(p->token.keep_privilege, "SeChangeNotifyPrivilege"),
+	      name, "a privilege other than SeChangeNotifyPrivilege is kept");
+	check(!winplan_token_keeps(&p->token, "S-1-5-32-544", 0x7) &&
+	      !winplan_token_keeps(&p->token, "S-1-5-114", 0x7) &&
+	      !winplan_token_keeps(&p->token, "S-1-5-32-551", 0x7) &&
+	      winplan_token_keeps(&p->token, "S-1-5-5-0-1", 0xC0000007u),
+	      name, "an administrative group stays enabled, or the logon SID does not");
+	check(p->token.integrity == WINPLAN_IL_MEDIUM, name, "integrity not medium");
+	check((p->token.base == WINPLAN_BASE_ACCOUNT) == deny, name,
+	      "the sandbox account is the base iff the network is denied");
+	check(p->network_denied == deny, name, "network_denied wrong");
+	check(deny == !!(p->canaries & WINPLAN_CANARY_NETWORK), name, "network canary wrong");
+	check(deny || p->n_filters == 0, name, "network allow has filters");
+	for (size_t l = 0; deny && l < 4; l++) {
 		bool found = false;
 		for (size_t i = 0; i < p->n_filters; i++)
 			found |= strcmp(p->filters[i].layer, layers[l]) == 0 &&
-				 strcmp(p->filters[i].action, "block") == 0 &&
-				 p->filters[i].sid == WINPLAN_SID_CAPABILITY;
-		check(found, name, "network deny: no block filter at %s", layers[l]);
+				 strcmp(p->filters[i].action, "block") == 0 && p->filters[i].n_sids == 2 &&
+				 p->filters[i].sids[0] == WINPLAN_SID_ACCOUNT &&
+				 p->filters[i].sids[1] == WINPLAN_SID_CAPABILITY;
+		check(found, name, "network deny: no block filter for the account and capability "
+		      "SIDs at %s", layers[l]);
 	}
 }
 
