@@ -176,7 +176,7 @@ int serve_main(const struct serve_opts *opts)
 	/* stdin stays blocking: it is read only when poll says so, and a
 	 * socket or terminal shared with stdout would carry O_NONBLOCK over
 	 * to the responses. */
-	if (serve_init(&sv, opts, stdout) < 0 || signals_install(&sv) < 0) {
+	if (serve_init(&sv, opts, stdout, SERVE_LINE_MAX) < 0 || signals_install(&sv) < 0) {
 		serve_free(&sv);
 		fprintf(stderr, "sandproof-ref: serve: %s\n", strerror(ENOMEM));
 		return 1;

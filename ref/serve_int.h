@@ -58,8 +58,8 @@ struct server {
 int64_t serve_now(void);
 
 /* ---- serve_slots.c: the session table ---- */
-/* 0, or -ENOMEM (nothing held). */
-int serve_init(struct server *sv, const struct serve_opts *opts, FILE *out);
+/* line_max: SERVE_LINE_MAX (a fuzzer takes less).  0, or -ENOMEM. */
+int serve_init(struct server *sv, const struct serve_opts *opts, FILE *out, size_t line_max);
 /* Forgets every session (sess_free kills what is still running). */
 void serve_free(struct server *sv);
 struct sess *serve_find(struct server *sv, uint64_t id);

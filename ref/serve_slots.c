@@ -16,7 +16,7 @@
 
 #include "serve_int.h"
 
-int serve_init(struct server *sv, const struct serve_opts *opts, FILE *out)
+int serve_init(struct server *sv, const struct serve_opts *opts, FILE *out, size_t line_max)
 {
 	memset(sv, 0, sizeof(*sv));
 	sv->opts = *opts;
@@ -24,7 +24,7 @@ int serve_init(struct server *sv, const struct serve_opts *opts, FILE *out)
 	sv->next_id = 1;
 	sv->sig_rfd = sv->sig_wfd = -1;
 	sv->cap = 2 * opts->max_sessions;
-	sv->line_max = SERVE_LINE_MAX;
+	sv->line_max = line_max;
 	sv->v = calloc(sv->cap, sizeof(*sv->v));
 	sv->line = malloc(sv->line_max + 1); /* untouched pages: resident as filled */
 	sv->scratch = malloc(opts->output_bytes);
