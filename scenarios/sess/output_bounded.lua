@@ -6,8 +6,8 @@
 -- every call, and the byte count: for each session, the output of all its
 -- calls plus their dropped_bytes is exactly what the command wrote.
 local RING, SIZE, N = 65536, 24 * 1024 * 1024, 3
--- SESS-3 bound for 3 sessions: 3 x (ring + 1 MiB input + 2 MiB outcome) + 160 MiB
-local RSS_MAX_KIB = (N * (RING + 3 * 1024 * 1024) + 160 * 1024 * 1024) // 1024
+-- SESS-3 bound for 3 sessions: 3 x (ring + 1 MiB input + 2 MiB outcome) + a ring + 80 MiB
+local RSS_MAX_KIB = (N * (RING + 3 * 1024 * 1024) + RING + 80 * 1024 * 1024) // 1024
 
 return scenario {
   id = "sess.output_bounded",
