@@ -140,12 +140,15 @@ static int give_input(struct server *sv, const struct line *l, struct sess *s, b
 				    "command, %zu of them not read yet, over %d; nothing written",
 				    (unsigned long long)s->id, sess_pending(s) + n,
 				    sess_pending(s), SESS_INPUT_MAX);
+	else if (rc == -ENOTTY)
+		serve_respond_error(sv, "continue.eof: session %llu: its terminal has no end-of-file "
+				    "character (VEOF disabled); nothing written",
+				    (unsigned long long)s->id);
 	else
 		serve_respond_error(sv, "continue.input: session %llu: %s; nothing written",
 				    (unsigned long long)s->id,
 				    rc == -EPIPE ? (s->reaped ? "it has exited" : "its stdin is closed")
-				    : rc == -ENOTTY ? "eof: its terminal has no end-of-file character "
-				    "(VEOF disabled)" : "out of memory");
+				    : "out of memory");
 	return -1;
 }
 
