@@ -43,8 +43,11 @@ struct server {
 	struct slot **v;
 	size_t n, cap;
 	uint64_t next_id;
-	char *line;          /* line_max + 1 bytes: read, not yet a line */
-	size_t line_len, line_max;
+	/* line_max + 1 bytes; line[line_off, line_off + line_len) read and not
+	 * yet answered: a line taken moves line_off, and serve_feed moves what
+	 * is left to the front, so a chunk of many lines costs its length. */
+	char *line;
+	size_t line_off, line_len, line_max;
 	bool discarding;     /* an over-long line: skipping to its newline */
 	bool in_eof;         /* stdin read to its end */
 	bool ended;          /* stdin ended or hung up: no call waits, nothing starts */

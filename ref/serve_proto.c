@@ -25,6 +25,10 @@ void serve_feed(struct server *sv, const char *p, size_t n)
 {
 	char *nl;
 
+	if (sv->line_off) {
+		memmove(sv->line, sv->line + sv->line_off, sv->line_len);
+		sv->line_off = 0;
+	}
 	if (n > sv->line_max + 1 - sv->line_len)
 		n = sv->line_max + 1 - sv->line_len;
 	memcpy(sv->line + sv->line_len, p, n);
@@ -199,32 +203,30 @@ static void handle_line(struct server *sv, const char *text, size_t len)
  * an error and skipped to its newline. */
 static bool next_line(struct server *sv)
 {
-	char *nl = memchr(sv->line, '\n', sv->line_len);
+	char *p = sv->line + sv->line_off, *nl = memchr(p, '\n', sv->line_len);
 	size_t len;
 
 	if (!nl && sv->line_len > sv->line_max) {
 		serve_respond_error(sv, "line: longer than %zu bytes (skipped to its end)",
 				    sv->line_max);
-		sv->line_len = 0;
+		sv->line_len = sv->line_off = 0;
 		sv->discarding = true;
 		return true;
 	}
 	if (!nl && !(sv->in_eof && sv->line_len))
 		return false;
-	len = nl ? (size_t)(nl - sv->line) : sv->line_len;
-	if (len && sv->line[len - 1] == '\r')
+	len = nl ? (size_t)(nl - p) : sv->line_len;
+	if (len && p[len - 1] == '\r')
 		len--;
 	for (size_t i = 0; i < len; i++) {
-		char c = sv->line[i];
-
-		if (c != ' ' && c != '\t' && c != '\r') { /* a blank line is no request */
-			handle_line(sv, sv->line, len);
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') { /* a blank line is no request */
+			handle_line(sv, p, len);
 			break;
 		}
 	}
-	len = nl ? (size_t)(nl + 1 - sv->line) : sv->line_len;
+	len = nl ? (size_t)(nl + 1 - p) : sv->line_len;
 	sv->line_len -= len;
-	memmove(sv->line, sv->line + len, sv->line_len);
+	sv->line_off = sv->line_len ? sv->line_off + len : 0;
 	return true;
 }
 
