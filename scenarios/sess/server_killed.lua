@@ -31,7 +31,11 @@ return scenario {
     if not (sp.exists(t.ws .. "/daemon-1.pid") and sp.exists(t.ws .. "/daemon-2.pid")) then return "control_failed" end
     local pid = srv:server_pid()
     if not pid then return "no_server" end
-    local k = t:spawn { argv = { "/bin/sh", "-c", "kill -KILL " .. math.floor(pid) }, timeout_ms = 10000 }
+    -- kill_leftovers = false: the harness is a subreaper, and a worker the
+    -- server left would be reparented to it and swept as the kill's own
+    -- leftover, hiding exactly what this scenario looks for
+    local k = t:spawn { argv = { "/bin/sh", "-c", "kill -KILL " .. math.floor(pid) }, timeout_ms = 10000,
+                        kill_leftovers = false }
     sp.sleep_ms(4500) -- past the daemons' 4 s
     local left = {}
     for i = 1, 2 do
