@@ -1,6 +1,6 @@
 #!/bin/sh
-# ci/fuzz.sh - a bounded libFuzzer run of the request fuzzers and the
-# reparse-buffer decoder's (tests/fuzz),
+# ci/fuzz.sh - a bounded libFuzzer run of the request fuzzers, the
+# reparse-buffer decoder's and the session protocol's (tests/fuzz),
 # under AddressSanitizer and UndefinedBehaviorSanitizer.  Needs clang with
 # its libFuzzer runtime (Debian: clang, libclang-rt-dev); without them it
 # says so and exits 77 (skip).  Each driver runs for SANDPROOF_FUZZ_SECONDS
@@ -25,11 +25,15 @@ if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;
 fi
 CC=clang cmake -S "$here" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DSANDPROOF_FUZZ=ON -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON >/dev/null
-cmake --build "$out" --target fuzz_request fuzz_plain fuzz_reparse -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+cmake --build "$out" --target fuzz_request fuzz_plain fuzz_reparse fuzz_serve fuzz_serve_ops -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 status=0
-for fz in fuzz_request fuzz_plain fuzz_reparse; do
-	seeds=request
-	[ "$fz" = fuzz_reparse ] && seeds=reparse
+for fz in fuzz_request fuzz_plain fuzz_reparse fuzz_serve fuzz_serve_ops; do
+	case $fz in
+	fuzz_reparse) seeds=reparse ;;
+	fuzz_serve) seeds=serve ;;
+	fuzz_serve_ops) seeds=serve_ops ;;
+	*) seeds=request ;;
+	esac
 	corpus="$out/corpus-$fz"
 	rm -rf "$corpus"
 	mkdir -p "$corpus"

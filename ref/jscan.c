@@ -24,6 +24,7 @@ struct scan {
 	struct frame st[JSCAN_DEPTH];
 	int depth;
 	struct jscan_strings *strs;
+	unsigned flags;
 	char *err;
 	size_t errlen;
 };
@@ -236,7 +237,7 @@ static int digits(struct scan *s)
 /* number = [ "-" ] ( "0" / 1-9 *DIGIT ) [ "." 1*DIGIT ] [ ("e"/"E") ["+"/"-"] 1*DIGIT ] */
 static int scan_number(struct scan *s)
 {
-	const unsigned char *start = s->p;
+	const unsigned char *start = s->p, *whole;
 
 	if (*s->p == '-')
 		s->p++;
@@ -249,6 +250,7 @@ static int scan_number(struct scan *s)
 	} else if (digits(s) < 0) {
 		goto bad;
 	}
+	whole = s->p;
 	if (s->p < s->end && *s->p == '.') {
 		s->p++;
 		if (digits(s) < 0)
@@ -266,6 +268,10 @@ static int scan_number(struct scan *s)
 	if (s->p - start > JSCAN_NUMBER_MAX) {
 		s->p = start;
 		return fail(s, "number longer than %d characters", JSCAN_NUMBER_MAX);
+	}
+	if ((s->flags & JSCAN_INTEGERS) && s->p != whole) {
+		s->p = start;
+		return fail(s, "must be an integer (written without a fraction or an exponent)");
 	}
 	return 0;
 bad:
@@ -369,11 +375,18 @@ static int scan_value(struct scan *s)
 int jscan_check(const char *text, size_t len, struct jscan_strings *strs,
 		char *err, size_t errlen)
 {
+	return jscan_check_flags(text, len, 0, strs, err, errlen);
+}
+
+int jscan_check_flags(const char *text, size_t len, unsigned flags,
+		      struct jscan_strings *strs, char *err, size_t errlen)
+{
 	struct scan s = {
 		.p = (const unsigned char *)text,
 		.end = (const unsigned char *)text + len,
 		.base = (const unsigned char *)text,
 		.strs = strs,
+		.flags = flags,
 		.err = err,
 		.errlen = errlen,
 	};

@@ -34,6 +34,14 @@ struct jscan_strings {
 int jscan_check(const char *text, size_t len, struct jscan_strings *strs,
 		char *err, size_t errlen);
 
+/* jscan_check with JSCAN_INTEGERS: every number must also be a JSON integer
+ * (no fraction, no exponent), so a request whose numbers are all integer
+ * fields never has `1.0`, `1e2` or an underflow like `1e-400` (which reads
+ * as 0: "no timeout") taken as an integer. */
+#define JSCAN_INTEGERS 0x1u
+int jscan_check_flags(const char *text, size_t len, unsigned flags,
+		      struct jscan_strings *strs, char *err, size_t errlen);
+
 void jscan_strings_free(struct jscan_strings *strs);
 
 #endif

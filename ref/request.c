@@ -668,7 +668,8 @@ static int parse_text(struct pctx *c, const char *json, size_t len, cJSON **root
 {
 	struct jscan_strings strs = {0};
 	struct lencheck lc = {.strs = &strs};
-	int rc = jscan_check(json, len, &strs, c->err, REQUEST_ERR_MAX);
+	/* Every number of a request is an integer field (REQ-5). */
+	int rc = jscan_check_flags(json, len, JSCAN_INTEGERS, &strs, c->err, REQUEST_ERR_MAX);
 
 	if (rc) {
 		jscan_strings_free(&strs);

@@ -1,12 +1,18 @@
 /* serve.c - the loop of `sandproof-ref serve` (see serve.h).
  *
- * Single-threaded: one poll() over standard input, a signal self-pipe and
- * every session's output, input and pidfd.  Calls are answered one at a
- * time, in order; while a call waits (its yield) every session is still
- * drained, so no command blocks on a full pipe and nothing a call did not
- * ask for is lost except as the ring bounds say (SESS-2).  Because calls
- * are serialized, the session a call touches is never pruned or forgotten
- * under it (it is marked busy for the call's length anyway). */
+ * Single-threaded: one poll() over standard input and output, a signal
+ * self-pipe and every session's output, input and pidfd.  Calls are
+ * answered one at a time, in order; while a call waits (its yield) every
+ * session is still drained, so no command blocks on a full pipe and nothing
+ * a call did not ask for is lost except as the ring bounds say (SESS-3).
+ * Because calls are serialized, the session a call touches is never pruned
+ * or forgotten under it (it is marked busy for the call's length anyway).
+ *
+ * The caller is watched all the time: while a call waits no line is read,
+ * but a hangup of stdin is seen (POLLHUP, POLLRDHUP, POLLERR: the caller
+ * closed it), and so is a stdout nobody reads any more (POLLERR, POLLHUP,
+ * or a response that cannot be written).  Either ends the server within
+ * SERVE_END_MS (SESS-8). */
 #include "serve.h"
 
 #include <errno.h>
@@ -45,67 +51,44 @@ int64_t serve_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-struct sess *serve_find(struct server *sv, uint64_t id)
+/* Standard input is ready, or reports a condition (poll's revents). */
+static void on_stdin(struct server *sv, short ev)
 {
-	for (size_t i = 0; i < sv->n; i++)
-		if (sv->v[i]->s.id == id && !sv->v[i]->pruned)
-			return &sv->v[i]->s;
-	return NULL;
-}
+	char buf[65536];
+	ssize_t n;
 
-void serve_forget(struct server *sv, size_t i)
-{
-	sess_free(&sv->v[i]->s);
-	free(sv->v[i]);
-	sv->v[i] = sv->v[--sv->n];
-}
-
-/* Finished sessions past their retention, and pruned ones once reaped. */
-static void expire(struct server *sv, int64_t now)
-{
-	for (size_t i = 0; i < sv->n;) {
-		struct slot *sl = sv->v[i];
-
-		if (!sl->s.busy && sl->s.exited &&
-		    (sl->pruned || now - sl->s.exited_ms >= sv->opts.retain_ms)) {
-			serve_forget(sv, i);
-			continue;
-		}
-		i++;
+	if (!serve_reading(sv)) {
+		/* A call waits: no line may be read, but a hangup is the caller
+		 * gone; the lines it sent before are still answered, at once. */
+		if (ev & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))
+			sv->ended = true;
+		return;
 	}
-}
-
-static int64_t next_wake(const struct server *sv, int64_t now)
-{
-	int64_t t = sv->call.active ? sv->call.deadline : -1;
-
-	for (size_t i = 0; i < sv->n; i++) {
-		const struct sess *s = &sv->v[i]->s;
-		int64_t d = sess_deadline(s);
-
-		if (s->exited && !s->busy)
-			d = sv->v[i]->pruned ? now : s->exited_ms + sv->opts.retain_ms;
-		if (d >= 0 && (t < 0 || d < t))
-			t = d;
-	}
-	return t;
+	n = read(0, buf, sv->line_max + 1 - sv->line_len < sizeof(buf)
+		 ? sv->line_max + 1 - sv->line_len : sizeof(buf));
+	if (n > 0)
+		serve_feed(sv, buf, (size_t)n);
+	else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+		sv->in_eof = sv->ended = true; /* EIO: a terminal hung up */
 }
 
 /* Poll everything once (at most until `until`, -1: forever) and service
- * what became ready.  Standard input is polled only when a line may be
- * read (no call waiting).  Returns false when the server must stop. */
-static bool poll_once(struct server *sv, int64_t until)
+ * what became ready.  Sets sv->gone on a signal or a broken stdout. */
+static void poll_once(struct server *sv, int64_t until)
 {
-	size_t cap = 2 + 3 * sv->n, k = 0;
-	struct pollfd *pf = calloc(cap, sizeof(*pf));
+	size_t k = 0;
+	struct pollfd *pf = calloc(3 + 3 * sv->n, sizeof(*pf));
 	int64_t now = serve_now();
 	int timeout = until < 0 ? -1 : until > now ? (int)(until - now) : 0;
-	bool go = true;
 
-	if (!pf)
-		return false;
+	if (!pf) {
+		sv->gone = true;
+		return;
+	}
 	pf[k++] = (struct pollfd){.fd = sv->sig_rfd, .events = POLLIN};
-	pf[k++] = (struct pollfd){.fd = serve_reading(sv) ? 0 : -1, .events = POLLIN};
+	pf[k++] = (struct pollfd){.fd = sv->in_eof ? -1 : 0,
+		.events = serve_reading(sv) ? POLLIN : POLLRDHUP};
+	pf[k++] = (struct pollfd){.fd = 1, .events = 0}; /* POLLERR, POLLHUP only */
 	for (size_t i = 0; i < sv->n; i++) {
 		struct sess *s = &sv->v[i]->s;
 
@@ -114,46 +97,58 @@ static bool poll_once(struct server *sv, int64_t until)
 		pf[k++] = (struct pollfd){.fd = s->reaped ? -1 : s->pidfd, .events = POLLIN};
 	}
 	if (poll(pf, k, timeout) < 0 && errno != EINTR) {
+		sv->gone = true;
 		free(pf);
-		return false;
+		return;
 	}
 	if (pf[0].revents) {
 		unsigned char b[64];
 
 		while (read(sv->sig_rfd, b, sizeof(b)) > 0)
 			;
-		go = false; /* SIGINT, SIGTERM, SIGHUP: stop everything */
+		sv->gone = true; /* SIGINT, SIGTERM, SIGHUP: stop everything */
 	}
 	if (pf[1].revents)
-		serve_read_input(sv);
+		on_stdin(sv, pf[1].revents);
+	if (pf[2].revents)
+		sv->gone = true; /* nobody reads the responses any more */
 	now = serve_now();
 	for (size_t i = 0; i < sv->n; i++)
-		sess_service(&sv->v[i]->s, pf[2 + 3 * i].revents, pf[3 + 3 * i].revents,
-			     pf[4 + 3 * i].revents, now);
+		sess_service(&sv->v[i]->s, pf[3 + 3 * i].revents, pf[4 + 3 * i].revents,
+			     pf[5 + 3 * i].revents, now);
 	free(pf);
-	return go;
 }
 
-/* Stop every session and wait for all to end: SIGTERM, SIGKILL past
- * SESS_KILL_MS, output drained for at most SESS_DRAIN_MS; a further signal
- * to the server does not cut this short (what is left is SIGKILLed by
- * sess_free). */
-void serve_stop_everything(struct server *sv)
+/* The end, whatever caused it: every session stopped (SIGTERM: each worker
+ * cancels its run and kills its tree, PROC-4), the workers still there
+ * after SERVE_END_MS SIGKILLed (their sandboxes die with them, PROC-10) and
+ * every worker reaped.  Nothing more is read or answered. */
+static void serve_end(struct server *sv)
 {
-	int64_t now = serve_now(), end = now + SESS_KILL_MS + SESS_DRAIN_MS + 1000;
+	int64_t now = serve_now(), end = now + SERVE_END_MS;
 
 	for (size_t i = 0; i < sv->n; i++)
 		if (!sv->v[i]->s.reaped)
 			sess_interrupt(&sv->v[i]->s, now);
-	while (serve_now() < end) {
-		bool all = true;
+	for (;;) {
+		struct pollfd *pf = calloc(sv->n + 1, sizeof(*pf));
+		nfds_t k = 0;
 
-		for (size_t i = 0; i < sv->n; i++)
-			all = all && sv->v[i]->s.exited;
-		if (all)
+		now = serve_now();
+		for (size_t i = 0; pf && i < sv->n; i++)
+			if (!sv->v[i]->s.reaped)
+				pf[k++] = (struct pollfd){.fd = sv->v[i]->s.pidfd, .events = POLLIN};
+		if (pf && k && now < end)
+			poll(pf, k, (int)(end - now));
+		free(pf);
+		if (!pf || !k || now >= end)
 			break;
-		poll_once(sv, serve_now() + 100);
+		now = serve_now();
+		for (size_t i = 0; i < sv->n; i++)
+			if (!sv->v[i]->s.reaped)
+				sess_service(&sv->v[i]->s, 0, 0, POLLIN, now);
 	}
+	serve_free(sv); /* sess_free: SIGKILL through the pidfd, then reaped */
 }
 
 static int signals_install(struct server *sv)
@@ -174,44 +169,29 @@ static int signals_install(struct server *sv)
 	return 0;
 }
 
-static void server_free(struct server *sv)
-{
-	while (sv->n)
-		serve_forget(sv, sv->n - 1);
-	free(sv->v);
-	free(sv->line);
-	free(sv->scratch);
-	close(sv->sig_rfd);
-	close(sv->sig_wfd);
-	sig_wfd = -1;
-}
-
 int serve_main(const struct serve_opts *opts)
 {
-	struct server sv = {.opts = *opts, .next_id = 1};
-	bool go = true;
+	struct server sv;
 
-	/* Pruned sessions keep a slot until reaped: at most as many again. */
-	sv.v = calloc(2 * opts->max_sessions, sizeof(*sv.v));
-	sv.line = malloc(SERVE_LINE_MAX + 1);
-	sv.scratch = malloc(opts->output_bytes);
-	if (!sv.v || !sv.line || !sv.scratch || signals_install(&sv) < 0) {
+	/* stdin stays blocking: it is read only when poll says so, and a
+	 * socket or terminal shared with stdout would carry O_NONBLOCK over
+	 * to the responses. */
+	if (serve_init(&sv, opts, stdout, SERVE_LINE_MAX) < 0 || signals_install(&sv) < 0) {
+		serve_free(&sv);
 		fprintf(stderr, "sandproof-ref: serve: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
-	while (go) {
+	while (!serve_done(&sv)) {
 		int64_t now = serve_now();
 
-		expire(&sv, now);
-		serve_call_check(&sv, now);
-		if (!sv.call.active && serve_next_line(&sv))
+		if (serve_step(&sv, now))
 			continue;
-		if (!sv.call.active && sv.in_eof)
-			break;
-		go = poll_once(&sv, next_wake(&sv, now));
+		if (!serve_done(&sv))
+			poll_once(&sv, serve_next_wake(&sv, now));
 	}
-	serve_stop_everything(&sv);
-	server_free(&sv);
+	serve_end(&sv);
+	close(sv.sig_rfd);
+	close(sv.sig_wfd);
+	sig_wfd = -1;
 	return 0;
 }

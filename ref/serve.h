@@ -14,8 +14,11 @@
 #define SERVE_YIELD_INPUT_MAX_MS 30000   /* start, input, interrupt */
 #define SERVE_YIELD_POLL_MAX_MS 300000   /* an empty poll */
 #define SERVE_STOP_WAIT_MS 10000         /* stop / stop_all wait for the exit */
-/* A request line: a 1 MiB request or 1 MiB of input, escaped, and the
- * envelope. */
+/* At the server's end, a worker still there this long after its SIGTERM is
+ * SIGKILLed: the server exits within about this, whatever runs (SESS-8). */
+#define SERVE_END_MS 500
+/* A request line's bytes, its newline not counted: a 1 MiB request or 1 MiB
+ * of input, escaped, and the envelope. */
 #define SERVE_LINE_MAX (6u * 1024 * 1024 + 65536)
 
 struct serve_opts {
@@ -24,9 +27,11 @@ struct serve_opts {
 	size_t output_bytes;
 };
 
-/* Serve until stdin ends (or SIGINT/SIGTERM/SIGHUP): then every session is
- * stopped and reaped.  Returns the exit status: 0, or 1 on an internal
- * error (the reason on stderr). */
+/* Serve until stdin ends (every line answered), the caller is gone (stdin
+ * hung up while a call waits: the lines already sent are answered at once;
+ * stdout broken) or SIGINT/SIGTERM/SIGHUP: then every session is stopped
+ * and reaped within SERVE_END_MS.  Returns the exit status: 0, or 1 on an
+ * internal error (the reason on stderr). */
 int serve_main(const struct serve_opts *opts);
 /* The command line: options, then serve_main.  2 on a usage error. */
 int serve_cli(int argc, char **argv);

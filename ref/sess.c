@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 static int pidfd_open_(pid_t pid)
@@ -54,8 +55,8 @@ static int stdio_open(bool tty, int child[3], int *out, int *in, const char **wh
 		*out = m;
 		*in = fcntl(m, F_DUPFD_CLOEXEC, 0);
 		child[0] = sl;
-		child[1] = dup(sl);
-		child[2] = dup(sl);
+		child[1] = fcntl(sl, F_DUPFD_CLOEXEC, 0);
+		child[2] = fcntl(sl, F_DUPFD_CLOEXEC, 0);
 		return *in < 0 || child[1] < 0 || child[2] < 0 ? -errno : 0;
 	}
 	*why = "pipes";
@@ -72,23 +73,30 @@ static int stdio_open(bool tty, int child[3], int *out, int *in, const char **wh
 	*in = p_in[1];
 	child[0] = p_in[0];
 	child[1] = p_out[1];
-	child[2] = dup(p_out[1]); /* stdout and stderr: one ordered stream */
+	child[2] = fcntl(p_out[1], F_DUPFD_CLOEXEC, 0); /* stdout and stderr: one stream */
 	return child[2] < 0 ? -errno : 0;
 }
 
-/* In the forked child: descriptors 0..4 in place, a session of its own,
- * death with the server, then the worker.  Never returns. */
+/* In the forked child: descriptors 0..4 in place (the only ones the
+ * worker inherits: every other descriptor of the server, the copies made
+ * here included, is close-on-exec), a session of its own, death with the
+ * server, then the worker.  Never returns. */
 static void worker_exec(const int fds[5], pid_t server)
 {
 	int hi[5];
 
+	/* Above 4 first, so no dup2 below overwrites a source still needed. */
 	for (int i = 0; i < 5; i++)
-		hi[i] = fcntl(fds[i], F_DUPFD, 10);
+		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
 	for (int i = 0; i < 5; i++)
-		if (hi[i] < 0 || dup2(hi[i], i) < 0)
+		if (hi[i] < 0 || dup2(hi[i], i) < 0) /* dup2: i is not close-on-exec */
 			_exit(127);
+	for (int i = 0; i < 5; i++)
+		close(hi[i]);
 	setsid();
-	/* SIGTERM: the worker cancels its run and kills its tree (PROC-4). */
+	/* SIGTERM: the worker cancels its run and kills its tree (PROC-4).
+	 * Checked after it is set: a server that died before has left us
+	 * to another parent, and no signal would ever come (SESS-5). */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != server)
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
@@ -196,34 +204,6 @@ int sess_start(struct sess *s, uint64_t id, const char *req, size_t len,
 	return 0;
 }
 
-/* Append n bytes to the ring, dropping the oldest past its capacity. */
-static void ring_put(struct sess_ring *r, const char *p, size_t n)
-{
-	r->total += n;
-	if (!r->buf)
-		return; /* a pruned session: read and dropped */
-	if (n >= r->cap) {
-		r->dropped += r->len + (n - r->cap);
-		p += n - r->cap;
-		n = r->cap;
-		r->start = r->len = 0;
-	} else if (r->len + n > r->cap) {
-		size_t drop = r->len + n - r->cap;
-
-		r->dropped += drop;
-		r->start = (r->start + drop) % r->cap;
-		r->len -= drop;
-	}
-	for (size_t done = 0; done < n;) {
-		size_t at = (r->start + r->len) % r->cap;
-		size_t k = r->cap - at < n - done ? r->cap - at : n - done;
-
-		memcpy(r->buf + at, p + done, k);
-		r->len += k;
-		done += k;
-	}
-}
-
 static void read_output(struct sess *s, int64_t now)
 {
 	char buf[65536];
@@ -233,7 +213,7 @@ static void read_output(struct sess *s, int64_t now)
 		ssize_t n = read(s->out_fd, buf, sizeof(buf));
 
 		if (n > 0) {
-			ring_put(&s->ring, buf, (size_t)n);
+			sess_ring_put(&s->ring, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -322,29 +302,77 @@ void sess_service(struct sess *s, short out_ev, short in_ev, short pid_ev, int64
 	}
 }
 
+/* Append a[0..na) and b[0..nb) to the pending input: the unwritten rest
+ * moved to the front, then grown in place (the backlog is never held
+ * twice).  0, or -ENOMEM with nothing appended. */
+static int pend_append(struct sess *s, const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t rest = s->pend_len - s->pend_off;
+	char *p;
+
+	if (!na && !nb)
+		return 0;
+	if (s->pend_off)
+		memmove(s->pend, s->pend + s->pend_off, rest);
+	s->pend_len = rest;
+	s->pend_off = 0;
+	p = realloc(s->pend, rest + na + nb);
+	if (!p)
+		return -ENOMEM;
+	if (na)
+		memcpy(p + rest, a, na);
+	if (nb)
+		memcpy(p + rest + na, b, nb);
+	s->pend = p;
+	s->pend_len = rest + na + nb;
+	return 0;
+}
+
+/* End of input on a terminal: a pseudo-terminal has no end of its own, the
+ * line discipline makes one of its VEOF character (^D unless the command
+ * changed it) at the start of a line (termios(3), canonical mode).  So
+ * VEOF once when the input so far ends a line, twice after a partial line
+ * (the first hands the partial line over, the second is the end).  The
+ * terminal stays open: later input reaches the command as a user's typing
+ * would.  In non-canonical mode the command reads VEOF as a byte. */
+static int tty_eof(const struct sess *s, bool partial, char eofc[2], size_t *n)
+{
+	struct termios t;
+
+	if (tcgetattr(s->in_fd, &t) < 0)
+		return -errno;
+	if (t.c_cc[VEOF] == _POSIX_VDISABLE)
+		return -ENOTTY; /* no end-of-file character: none can be sent */
+	eofc[0] = eofc[1] = (char)t.c_cc[VEOF];
+	*n = partial ? 2 : 1;
+	return 0;
+}
+
 int sess_input(struct sess *s, const char *data, size_t len, bool eof)
 {
-	char *p;
+	/* A line ends at NL, or CR (ICRNL, a terminal's default). */
+	bool partial = len ? data[len - 1] != '\n' && data[len - 1] != '\r' : s->tty_partial;
+	char eofc[2];
+	size_t ne = 0;
+	int rc;
 
 	if (s->reaped || s->in_fd < 0 || s->close_after)
 		return -EPIPE;
-	if (s->pend_len - s->pend_off + len > SESS_INPUT_MAX)
+	if (eof && s->tty && (rc = tty_eof(s, partial, eofc, &ne)) < 0)
+		return rc;
+	if (sess_pending(s) + len + ne > SESS_INPUT_MAX)
 		return -ENOBUFS;
-	if (len) {
-		p = malloc(s->pend_len - s->pend_off + len);
-		if (!p)
-			return -ENOMEM;
-		if (s->pend)
-			memcpy(p, s->pend + s->pend_off, s->pend_len - s->pend_off);
-		memcpy(p + s->pend_len - s->pend_off, data, len);
-		s->pend_len = s->pend_len - s->pend_off + len;
-		s->pend_off = 0;
-		free(s->pend);
-		s->pend = p;
-	}
-	s->close_after = eof;
+	if ((rc = pend_append(s, data, len, eofc, ne)) < 0)
+		return rc;
+	s->tty_partial = partial && !ne;
+	s->close_after = eof && !s->tty;
 	write_input(s);
 	return 0;
+}
+
+size_t sess_pending(const struct sess *s)
+{
+	return s->pend_len - s->pend_off;
 }
 
 void sess_interrupt(struct sess *s, int64_t now)
@@ -356,19 +384,6 @@ void sess_interrupt(struct sess *s, int64_t now)
 	 * never a signal to whatever holds its old pid now. */
 	pidfd_signal(s->pidfd, SIGTERM);
 	s->kill_deadline = now + SESS_KILL_MS;
-}
-
-size_t sess_take(struct sess *s, char *dst, uint64_t *dropped)
-{
-	struct sess_ring *r = &s->ring;
-	size_t n = r->len, first = r->cap - r->start < n ? r->cap - r->start : n;
-
-	memcpy(dst, r->buf + r->start, first);
-	memcpy(dst + first, r->buf, n - first);
-	*dropped = r->dropped;
-	r->start = r->len = 0;
-	r->dropped = 0;
-	return n;
 }
 
 int64_t sess_deadline(const struct sess *s)

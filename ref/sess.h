@@ -47,7 +47,8 @@ struct sess {
 	struct sess_ring ring;
 	char *pend;          /* input not yet written */
 	size_t pend_len, pend_off;
-	bool close_after;    /* close stdin once pend is written */
+	bool close_after;    /* close stdin once pend is written (pipes) */
+	bool tty_partial;    /* tty: the input so far ends inside a line */
 	bool reaped;         /* the worker's status was collected */
 	bool exited;         /* reaped and output drained: final */
 	bool interrupted;    /* sticky: every later response says so */
@@ -64,13 +65,22 @@ int sess_start(struct sess *s, uint64_t id, const char *req, size_t len,
 /* Read output (ring), write pending input, reap the worker.  revents for
  * out_fd, in_fd and pidfd come from the server's poll. */
 void sess_service(struct sess *s, short out_ev, short in_ev, short pid_ev, int64_t now);
-/* Queue input; eof: close stdin after it.  0, -EPIPE (stdin closed or the
- * session exited: nothing queued), -ENOBUFS (backlog over SESS_INPUT_MAX). */
+/* Queue input; eof: end of input after it (pipes: stdin closed, later
+ * input refused; a terminal: its VEOF character, sess.c says how, and the
+ * terminal stays open).  0, or -EPIPE (stdin closed or the session exited),
+ * -ENOBUFS (more than SESS_INPUT_MAX bytes would be pending, the backlog the
+ * command has not read yet included), -ENOTTY (eof on a terminal whose VEOF
+ * is disabled), -ENOMEM: then nothing was queued. */
 int sess_input(struct sess *s, const char *data, size_t len, bool eof);
+/* The input queued and not yet written to the command. */
+size_t sess_pending(const struct sess *s);
 /* Terminate the whole tree: SIGTERM to the worker through its pidfd (it
  * cancels the run, PROC-4), SIGKILL past SESS_KILL_MS.  Marks interrupted.
  * A worker already reaped is never signalled. */
 void sess_interrupt(struct sess *s, int64_t now);
+/* sess_ring.c: n bytes into the ring, the oldest dropped past its capacity
+ * (a ring without a buffer counts them only). */
+void sess_ring_put(struct sess_ring *r, const char *p, size_t n);
 /* The ring's bytes in order into dst (cap bytes), emptied; *dropped gets
  * the bytes lost since the last take. */
 size_t sess_take(struct sess *s, char *dst, uint64_t *dropped);

@@ -76,6 +76,17 @@ try:
        (sum(len(x) for x in outs), dropped))
     r = s2.call(op="continue", session=r["session"])
     ok("error" in r and "no session" in r["error"], "retention 0: forgotten after its exit")
+    # drops call by call: three bursts past the ring, polls in between
+    r = s2.call(op="start", request=req(ws, ["sh", "-c", "for i in 1 2 3; do yes | head -c 30000; sleep 0.5; done"]),
+                yield_ms=0)
+    got, drops, last = len(r["output"]), [r["dropped_bytes"]], r
+    while not last.get("exited") and "error" not in last:
+        last = s2.call(op="continue", session=r["session"], yield_ms=100)
+        got += len(last.get("output", b""))
+        drops.append(last.get("dropped_bytes", 0))
+    ok(got + sum(drops) == 90000 and sum(1 for d in drops if d) >= 2,
+       "each call's dropped_bytes counts its own drops: %d + %d over %d calls with drops" %
+       (got, sum(drops), sum(1 for d in drops if d)))
 
     # interrupt: the tree cancelled, interrupted sticky
     r = s.call(op="start", request=req(ws, ["sh", "-c", "sleep 300 & sleep 300"]), yield_ms=300)

@@ -1,13 +1,14 @@
 -- SESS-3: what a session keeps, and what one call returns, is bounded by
 -- the ring (here --output-bytes 65536), whatever the command writes and
--- however long the call waits; the bytes dropped are counted exactly; the
+-- however long the call waits; the bytes dropped are counted exactly, call
+-- by call (the output comes in bursts, so several calls drop bytes); the
 -- server's own memory stays bounded while three sessions each write 24 MiB.
 -- Host-side oracles: the server's resident size (/proc/PID/status) after
 -- every call, and the byte count: for each session, the output of all its
 -- calls plus their dropped_bytes is exactly what the command wrote.
 local RING, SIZE, N = 65536, 24 * 1024 * 1024, 3
--- SESS-3 bound for 3 sessions: 3 x (ring + 1 MiB input + 2 MiB outcome) + 160 MiB
-local RSS_MAX_KIB = (N * (RING + 3 * 1024 * 1024) + 160 * 1024 * 1024) // 1024
+-- SESS-3 bound for 3 sessions: 3 x (ring + 1 MiB input + 2 MiB outcome) + a ring + 80 MiB
+local RSS_MAX_KIB = (N * (RING + 3 * 1024 * 1024) + RING + 80 * 1024 * 1024) // 1024
 
 return scenario {
   id = "sess.output_bounded",
@@ -24,8 +25,12 @@ return scenario {
     local ids, peak = {}, 0
     local function sample() peak = math.max(peak, srv:rss_kib() or 0) end
     for i = 1, N do
-      -- exactly SIZE bytes, then a last line that must arrive whole
-      local r = srv:start { command = { "sh", "-c", string.format("yes %d | head -c %d; echo; echo END%d", i, SIZE, i) },
+      -- exactly SIZE bytes in four bursts a second apart (each past the
+      -- ring: calls in between drop bytes apart, so a dropped count that a
+      -- call does not reset is seen), then a last line that must arrive whole
+      local burst = string.format("yes %d | head -c %d", i, SIZE // 4)
+      local r = srv:start { command = { "sh", "-c", string.format("%s; sleep 1; %s; sleep 1; %s; sleep 1; %s; echo; echo END%d",
+                                                                 burst, burst, burst, burst, i) },
                             yield_ms = 0 }
       if r.error then return "error:" .. r.error:gsub("%s.*", "") end
       ids[i] = r.session

@@ -1,7 +1,9 @@
 -- SESS-1: every request line gets one response line; a line the server
 -- cannot take gets an error naming what is wrong, starts nothing, and the
 -- server goes on answering.  A start whose request `run` would refuse
--- (version 2, an unknown profile field) is refused the same way.
+-- (version 2, an unknown profile field, a timeout of 1e-400) is refused the
+-- same way.  Member names are compared whole: a member named "" (which
+-- once spun the server forever) and one named "tty yield_ms" are unknown.
 return scenario {
   id = "sess.protocol_errors",
   clauses = { "SESS-1", "REQ-1" },
@@ -24,6 +26,11 @@ return scenario {
       { "bad_version", '{"op":"start","request":{"version":2,"command":' .. cmd .. '}}', "start.request" },
       { "unknown_field", '{"op":"start","request":{"version":1,"command":' .. cmd .. ',"profile":{"filesystem":{"rooots":[]}}}}', "start.request" },
       { "unknown_session", '{"op":"continue","session":424242}', "continue.session" },
+      -- names compared whole: "" and a name holding allowed ones are unknown
+      { "empty_name", '{"op":"list","":0}', "list." },
+      { "name_of_names", '{"op":"start","request":{"version":1,"command":' .. cmd .. '},"tty yield_ms":1}', "start.tty yield_ms" },
+      -- integers only: an underflow is never 0 ("no timeout")
+      { "underflow", '{"op":"start","request":{"version":1,"command":' .. cmd .. ',"timeout_ms":1e-400}}', "start.request" },
     }
     for _, c in ipairs(cases) do
       local r = srv:raw(c[2], 0)
