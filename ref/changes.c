@@ -1,5 +1,6 @@
 /* changes.c - see changes.h. */
 #include "changes.h"
+#include "mountid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,6 +62,7 @@ struct walk {
 	const struct request *req;
 	unsigned root;
 	dev_t dev;
+	uint64_t mnt;     /* the root's mount (mountid.h) */
 	bool after;       /* the second walk: compare instead of record */
 	bool truncated;
 	size_t visited;
@@ -190,6 +192,7 @@ static int walk_child(struct walk *w, int dfd, const char *name,
 		      const struct stat *st, size_t rel_len, int depth)
 {
 	struct stat now;
+	uint64_t mnt;
 	int fd;
 
 	if (st->st_dev != w->dev)
@@ -204,6 +207,13 @@ static int walk_child(struct walk *w, int dfd, const char *name,
 		if (fd >= 0)
 			close(fd);
 		w->truncated = true; /* unreadable or swapped: incomplete */
+		return 0;
+	}
+	/* Security: a bind mount of the root's own file system has its device
+	 * number; only the mount id tells it apart.  Not entered: what it
+	 * shows lies outside the write root. */
+	if (mountid_fd(fd, &mnt) < 0 || mnt != w->mnt) {
+		close(fd);
 		return 0;
 	}
 	return walk_dir(w, fd, rel_len, depth + 1);
@@ -285,7 +295,7 @@ static int walk_roots(struct changes *c, const struct request *req, bool after,
 		}
 		*w = (struct walk){.c = c, .req = req, .root = (unsigned)i, .after = after};
 		fd = root_open(req->write_roots[i].root);
-		if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd < 0 || fstat(fd, &st) < 0 || mountid_fd(fd, &w->mnt) < 0) {
 			if (fd >= 0)
 				close(fd);
 			*truncated = true;
