@@ -31,28 +31,31 @@ static uint64_t path_key(unsigned root, const char *rel)
 	return hash_bytes(h, rel, strlen(rel));
 }
 
-/* What makes a file "modified": a different object, type, mode, size, or
- * modification or change time. */
+/* What makes a file "modified": a different object, type, mode, owner,
+ * size, link count, or modification or change time. */
 static uint64_t stat_digest(const struct stat *st)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	/* Nanoseconds where the build says struct stat has them (Linux);
 	 * elsewhere whole seconds (CONTRACT.md, OUT-8 says what is missed). */
 #ifdef SANDPROOF_HAVE_ST_MTIM
-	uint64_t f[8] = {(uint64_t)st->st_ino, (uint64_t)st->st_mode,
-			 (uint64_t)st->st_size, (uint64_t)st->st_mtim.tv_sec,
-			 (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
-			 (uint64_t)st->st_ctim.tv_nsec, (uint64_t)st->st_nlink};
+	uint64_t f[10] = {(uint64_t)st->st_ino, (uint64_t)st->st_mode,
+			  (uint64_t)st->st_uid, (uint64_t)st->st_gid,
+			  (uint64_t)st->st_size, (uint64_t)st->st_mtim.tv_sec,
+			  (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
+			  (uint64_t)st->st_ctim.tv_nsec, (uint64_t)st->st_nlink};
 #else
-	uint64_t f[8] = {(uint64_t)st->st_ino, (uint64_t)st->st_mode,
-			 (uint64_t)st->st_size, (uint64_t)st->st_mtime, 0,
-			 (uint64_t)st->st_ctime, 0, (uint64_t)st->st_nlink};
+	uint64_t f[10] = {(uint64_t)st->st_ino, (uint64_t)st->st_mode,
+			  (uint64_t)st->st_uid, (uint64_t)st->st_gid,
+			  (uint64_t)st->st_size, (uint64_t)st->st_mtime, 0,
+			  (uint64_t)st->st_ctime, 0, (uint64_t)st->st_nlink};
 #endif
 
-	/* A directory's times and size move with its entries, which are
-	 * reported themselves: it is modified only when replaced or chmod'ed. */
+	/* A directory's times, size and link count move with its entries,
+	 * which are reported themselves: it is modified only when replaced,
+	 * re-moded or given to another owner (the first four fields). */
 	if (S_ISDIR(st->st_mode))
-		return hash_bytes(h, f, 2 * sizeof(f[0]));
+		return hash_bytes(h, f, 4 * sizeof(f[0]));
 	return hash_bytes(h, f, sizeof(f));
 }
 
@@ -359,6 +362,23 @@ int changes_compare(struct changes *c, const struct request *req)
 	return 0;
 }
 
+/* One entry's path, lossless (OUT-8): a JSON string when the bytes are
+ * UTF-8, else base64 of the bytes; "path_encoding" says which. */
+static void write_path(struct jw *w, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (jw_text_len(path, n) != SIZE_MAX) {
+		jw_strn(w, "path", path, n);
+		jw_str(w, "path_encoding", "utf-8");
+		return;
+	}
+	jw_raw_open(w, "path");
+	jw_base64(w->f, path, n);
+	jw_raw_close(w);
+	jw_str(w, "path_encoding", "base64");
+}
+
 void changes_write(const struct changes *c, struct jw *w)
 {
 	static const char *const ops[] = {"created", "modified", "deleted"};
@@ -372,7 +392,7 @@ void changes_write(const struct changes *c, struct jw *w)
 	for (size_t i = 0; i < c->n_items; i++) {
 		jw_obj_open(w, NULL);
 		jw_str(w, "op", ops[c->items[i].op]);
-		jw_str(w, "path", c->items[i].path);
+		write_path(w, c->items[i].path);
 		jw_obj_close(w);
 	}
 	jw_arr_close(w);

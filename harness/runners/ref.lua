@@ -2,6 +2,7 @@
 -- box through its documented CLI: `sandproof-ref run --request -` with the
 -- contract request on stdin and the outcome JSON on stdout.
 local sp = require "sp"
+local encoded = require "sandproof.encoded"
 
 local M = { name = "ref" }
 -- the reference runner implements the whole contract
