@@ -136,14 +136,17 @@ static void fw_replaced(struct platform_watch *w, int32_t pid, uint32_t obj)
 
 static void fw_rename(struct platform_watch *w, const struct fanotify_event_metadata *m,
 		      const struct fanotify_event_info_fid *from,
-		      const struct fanotify_event_info_fid *to, uint32_t obj)
+		      const struct fanotify_event_info_fid *to,
+		      const struct fanotify_event_info_fid *fid)
 {
-	uint32_t d1 = fw_event_obj(w, from), d2 = fw_event_obj(w, to), s1, s2;
+	uint32_t d1 = fw_event_obj(w, from), d2 = fw_event_obj(w, to), s1, s2, obj;
 	bool first;
 
 	if (d1 == FW_NONE || d2 == FW_NONE)
 		return;
 	if (!fw_inside(w, d1) && !fw_inside(w, d2))
+		return;
+	if ((obj = fw_event_obj(w, fid)) == FW_NONE)
 		return;
 	s1 = fw_slot_get(w, d1, fw_event_name(from), true);
 	s2 = fw_slot_get(w, d2, fw_event_name(to), true);
@@ -159,14 +162,16 @@ static void fw_rename(struct platform_watch *w, const struct fanotify_event_meta
 /* An event naming an entry of a directory (or the directory itself, ".");
  * a merged one expanded in the order one object allows. */
 static void fw_named(struct platform_watch *w, const struct fanotify_event_metadata *m,
-		     const struct fanotify_event_info_fid *dfid, uint32_t obj)
+		     const struct fanotify_event_info_fid *dfid,
+		     const struct fanotify_event_info_fid *fid)
 {
 	const char *name = fw_event_name(dfid);
-	uint32_t dir = fw_event_obj(w, dfid), s;
+	uint32_t dir = fw_event_obj(w, dfid), s, obj;
 	uint64_t k = m->mask;
 
 	if (dir == FW_NONE || !fw_inside(w, dir))
 		return;
+	obj = fid ? fw_event_obj(w, fid) : FW_NONE;
 	if (!strcmp(name, ".") || !name[0]) {
 		if (k & FAN_ATTRIB)
 			w->objs[dir].flags |= FW_DIRATTR | FW_ISDIR;
@@ -214,13 +219,13 @@ static void fw_event(struct platform_watch *w, const struct fanotify_event_metad
 			fid = (const void *)p;
 		p += h->len;
 	}
-	if (fid)
-		obj = fw_event_obj(w, fid);
-	if ((m->mask & FAN_RENAME) && from && to && obj != FW_NONE) {
-		fw_rename(w, m, from, to, obj);
+	/* the object is interned only once its directory is known inside a
+	 * root (a filesystem mark sees the whole host's file system) */
+	if ((m->mask & FAN_RENAME) && from && to && fid) {
+		fw_rename(w, m, from, to, fid);
 		return;
 	}
-	if (!dfid && obj != FW_NONE) {
+	if (!dfid && fid && (obj = fw_event_obj(w, fid)) != FW_NONE) {
 		/* no name: a link count changed (link, unlink of one of several
 		 * names, or the object a rename replaced) */
 		w->objs[obj].flags |= FW_LINKS | (m->mask & FAN_MODIFY ? FW_TOUCHED : 0);
@@ -230,7 +235,7 @@ static void fw_event(struct platform_watch *w, const struct fanotify_event_metad
 	}
 	fw_recent_forget(w, m->pid);
 	if (dfid)
-		fw_named(w, m, dfid, obj);
+		fw_named(w, m, dfid, fid);
 }
 
 void fw_drain(struct platform_watch *w)
