@@ -63,9 +63,9 @@
 
 #define FW_NONE UINT32_MAX
 #define FW_SLOTS_MAX 131072u        /* names events touched: the walk's bound */
-#define FW_OBJS_MAX 196608u         /* distinct handles */
-#define FW_ARENA_MAX (8u << 20)     /* handle and name bytes */
-#define FW_DIRS_MAX 65536u          /* directories marked (unprivileged) */
+#define FW_OBJS_MAX 163840u         /* distinct handles */
+#define FW_ARENA_MAX (6u << 20)     /* handle and name bytes */
+#define FW_DIRS_MAX 65536u          /* directories marked (unprivileged), or with events */
 #define FW_T0_MAX 131072u           /* start listing entries (unprivileged), the walk's */
 #define FW_ROOTS_MAX 64u
 

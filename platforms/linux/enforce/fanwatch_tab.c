@@ -159,8 +159,8 @@ uint32_t fw_dir_of(struct platform_watch *w, uint32_t obj)
 
 	if (w->objs[obj].dir != FW_NONE)
 		return w->objs[obj].dir;
-	if (!fw_grow((void **)&w->dirs, &w->cap_dirs, w->n_dirs, 1, sizeof(*w->dirs), FW_OBJS_MAX)) {
-		fw_lose(w, "the watch's bound of %u directories was reached", FW_OBJS_MAX);
+	if (!fw_grow((void **)&w->dirs, &w->cap_dirs, w->n_dirs, 1, sizeof(*w->dirs), FW_DIRS_MAX + 1)) {
+		fw_lose(w, "the watch's bound of %u directories was reached", FW_DIRS_MAX);
 		return FW_NONE;
 	}
 	i = w->n_dirs++;
