@@ -15,62 +15,14 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "fanwatch.h"
-
-#define FW_DEPTH_MAX 64
-#define FW_VISIT_MAX (2u * FW_T0_MAX)
-
-/* One side of a name: what was there at the start (t) or is now (e). */
-struct fw_side {
-	bool present, isdir, same_as_now; /* same_as_now: no item, t is e */
-	bool same_obj_as_live;   /* t: read from a's object now (privileged) */
-	uint32_t obj;            /* interned handle, or FW_NONE */
-	uint64_t ino;            /* from a listing or statx; 0 unknown */
-	struct statx x;          /* e: what statx says */
-};
-
-struct fw_diff {
-	struct platform_watch *w;
-	platform_change_fn *emit;
-	void *ctx;
-	struct fw_root *root;
-	unsigned char fsid[8];
-	char path[PATH_MAX * 2];  /* the entry's absolute path */
-	size_t len;
-	char **routes;            /* paths under the root, sorted */
-	size_t n_routes, cap_routes;
-	uint64_t visited;
-	bool rescan;              /* events lost (unprivileged): every directory
-	                           * compared with the listing, files by change time */
-	/* inode numbers of objects whose other names are modified too */
-	uint64_t *inos;
-	size_t n_inos, cap_inos;
-	/* privileged: paths looked at of objects with several names */
-	char **seen;
-	size_t n_seen, cap_seen;
-};
-
-static int fw_strcmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The directory entry of obj, or NULL when it has none. */
-static struct fw_dir *fw_dirp(const struct platform_watch *w, uint32_t obj)
-{
-	return obj != FW_NONE && w->objs[obj].dir != FW_NONE ? &w->dirs[w->objs[obj].dir] : NULL;
-}
+#include "fanwatch_int.h"
 
 /* ------------------------------------------------------------- the sides */
 
-static int fw_live_open(struct fw_diff *d, uint32_t obj);
-static const char *fw_rel(const struct fw_diff *d);
-static int fw_strv_add(char ***v, size_t *n, size_t *cap, const char *s);
 static int fw_end_side(struct fw_diff *d, int b, const char *name, struct fw_side *e,
 		       bool intern, bool met);
 static uint32_t fw_t0_find(struct platform_watch *w, uint32_t obj, const char *name);
 
-/* Unprivileged: a start directory's listing entry for name, or FW_NONE. */
 /* Privileged: what name of start directory a held at the start, from its
  * slot's first event; no event: what is there now (same_as_now). */
 static void fw_t0_events(struct fw_diff *d, uint32_t a, const char *name, struct fw_side *t)
@@ -211,166 +163,17 @@ static bool fw_modified(const struct fw_diff *d, uint32_t a, const char *name,
 				    e->x.stx_ctime.tv_nsec >= (uint32_t)w->start.tv_nsec));
 }
 
-/* --------------------------------------------------------------- names */
-
-/* Names looked at in one directory: pointers into the arena (events'
- * names, the listing's), or copies in text (names read now, route
- * components), whose pointers fw_names_fix() sets once all are in. */
-struct fw_names {
-	const char **v;
-	size_t *off;              /* in text, or SIZE_MAX: v[i] as given */
-	size_t n, cap;
-	char *text;
-	size_t text_len, text_cap;
-};
-
-static int fw_names_grow(struct fw_names *n)
-{
-	size_t cap = n->cap ? n->cap * 2 : 64;
-	const char **v;
-	size_t *off;
-
-	if (n->n < n->cap)
-		return 0;
-	if (!(v = realloc(n->v, cap * sizeof(*v))))
-		return -ENOMEM;
-	n->v = v;
-	if (!(off = realloc(n->off, cap * sizeof(*off))))
-		return -ENOMEM;
-	n->off = off;
-	n->cap = cap;
-	return 0;
-}
-
-static int fw_names_add(struct fw_names *n, const char *s)
-{
-	if (fw_names_grow(n) < 0)
-		return -ENOMEM;
-	n->v[n->n] = s;
-	n->off[n->n++] = SIZE_MAX;
-	return 0;
-}
-
-static int fw_names_copy(struct fw_names *n, const char *s, size_t len)
-{
-	if (fw_names_grow(n) < 0)
-		return -ENOMEM;
-	if (n->text_len + len + 1 > n->text_cap) {
-		size_t cap = n->text_cap ? n->text_cap * 2 : 4096;
-		char *t;
-
-		while (cap < n->text_len + len + 1)
-			cap *= 2;
-		if (!(t = realloc(n->text, cap)))
-			return -ENOMEM;
-		n->text = t;
-		n->text_cap = cap;
-	}
-	memcpy(n->text + n->text_len, s, len);
-	n->text[n->text_len + len] = '\0';
-	n->v[n->n] = NULL;
-	n->off[n->n++] = n->text_len;
-	n->text_len += len + 1;
-	return 0;
-}
-
-static void fw_names_free(struct fw_names *n)
-{
-	free(n->v);
-	free(n->off);
-	free(n->text);
-}
-
-/* Every pointer set, sorted, each name once. */
-static void fw_names_unique(struct fw_names *n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n->n; i++)
-		if (n->off[i] != SIZE_MAX)
-			n->v[i] = n->text + n->off[i];
-	qsort(n->v, n->n, sizeof(*n->v), fw_strcmp);
-	for (size_t i = 0; i < n->n; i++)
-		if (!k || strcmp(n->v[k - 1], n->v[i]))
-			n->v[k++] = n->v[i];
-	n->n = k;
-}
-
-/* Every entry of the directory fd (not consumed). */
-static int fw_names_list(struct fw_names *n, int fd)
-{
-	int c = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	DIR *dir;
-	struct dirent *de;
-
-	if (c < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!(dir = fdopendir(c))) {
-		close(c);
-		return -errno;
-	}
-	while (rc == 0 && (errno = 0, de = readdir(dir)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc = fw_names_copy(n, de->d_name, strlen(de->d_name));
-	if (rc == 0 && errno)
-		rc = -errno;
-	closedir(dir);
-	return rc;
-}
-
-/* The names of a's slots (events named them). */
-static int fw_names_slots(struct fw_diff *d, struct fw_names *n, uint32_t a)
-{
-	const struct fw_dir *dir = fw_dirp(d->w, a);
-	int rc = 0;
-
-	for (uint32_t s = dir ? dir->slots : FW_NONE; rc == 0 && s != FW_NONE; s = d->w->slots[s].dnext)
-		rc = fw_names_add(n, fw_name(d->w, d->w->slots[s].name_off));
-	return rc;
-}
-
-/* The next component of every route below rel (the path under the root,
- * "" for the root itself). */
-static int fw_names_routes(struct fw_diff *d, struct fw_names *n, const char *rel)
-{
-	size_t l = strlen(rel), lo = 0, hi = d->n_routes;
-	int rc = 0;
-
-	while (lo < hi) { /* the first route not before rel */
-		size_t mid = (lo + hi) / 2;
-
-		if (strcmp(d->routes[mid], rel) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; rc == 0 && i < d->n_routes; i++) {
-		const char *r = d->routes[i], *c;
-
-		if (strncmp(r, rel, l))
-			break;
-		if (l && r[l] != '/')
-			continue;
-		r += l + (l ? 1 : 0);
-		if (!*r)
-			continue;
-		c = strchr(r, '/');
-		rc = fw_names_copy(n, r, c ? (size_t)(c - r) : strlen(r));
-	}
-	return rc;
-}
-
 /* ------------------------------------------------------------- descent */
 
 static int fw_dir(struct fw_diff *d, uint32_t a, int b, bool narrow, int depth);
 
-static void fw_emit(struct fw_diff *d, enum platform_change op)
+void fw_emit(struct fw_diff *d, enum platform_change op)
 {
 	d->emit(d->ctx, op, d->path);
 }
 
 /* The path under the root of the current entry ("" for the root). */
-static const char *fw_rel(const struct fw_diff *d)
+const char *fw_rel(const struct fw_diff *d)
 {
 	size_t rl = strlen(d->root->path);
 
@@ -379,7 +182,7 @@ static const char *fw_rel(const struct fw_diff *d)
 	return d->len > rl ? d->path + rl + 1 : "";
 }
 
-static void fw_ino_note(struct fw_diff *d, uint64_t ino)
+void fw_ino_note(struct fw_diff *d, uint64_t ino)
 {
 	if (!ino)
 		return;
@@ -399,7 +202,7 @@ static void fw_ino_note(struct fw_diff *d, uint64_t ino)
 
 /* Open the directory name of b on the root's mount for a descent; -1 when
  * there is none to enter (not a directory, another mount: listed only). */
-static int fw_open_child(struct fw_diff *d, int b, const char *name)
+int fw_open_child(struct fw_diff *d, int b, const char *name)
 {
 	struct statx x;
 	int c;
@@ -543,7 +346,7 @@ static int fw_dir(struct fw_diff *d, uint32_t a, int b, bool narrow, int depth)
 
 /* Privileged: the directory obj opened wherever it is now; -1 when it is
  * gone (every entry it held was deleted, each an event). */
-static int fw_live_open(struct fw_diff *d, uint32_t obj)
+int fw_live_open(struct fw_diff *d, uint32_t obj)
 {
 	const struct fw_obj *o = &d->w->objs[obj];
 	struct {
@@ -609,282 +412,11 @@ static uint32_t fw_t0_find(struct platform_watch *w, uint32_t obj, const char *n
 	return FW_NONE;
 }
 
-/* ------------------------------------------------------------- routes */
-
-static int fw_strv_add(char ***v, size_t *n, size_t *cap, const char *s)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		char **p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
-	if (!((*v)[*n] = strdup(s)))
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-static int fw_route_add(struct fw_diff *d, const char *rel)
-{
-	return *rel ? fw_strv_add(&d->routes, &d->n_routes, &d->cap_routes, rel) : 0;
-}
-
-/* Unprivileged: where directory obj was under root ri (its parents'
- * listing entries), into buf; false when not under that root. */
-static bool fw_t0_path(const struct platform_watch *w, uint32_t obj, size_t ri, char *buf,
-		       size_t len)
-{
-	const char *comp[FW_DEPTH_MAX + 2];
-	int n = 0;
-	size_t at = 0;
-
-	const struct fw_dir *dir = fw_dirp(w, obj);
-
-	while (dir && dir->parent != FW_NONE && n < FW_DEPTH_MAX + 2) {
-		comp[n++] = w->arena + w->t0[dir->t0ent].name_off;
-		dir = fw_dirp(w, dir->parent);
-	}
-	if (!dir || dir->parent != FW_NONE || dir->t0ent != ri)
-		return false;
-	buf[0] = '\0';
-	while (n-- > 0) {
-		int k = snprintf(buf + at, len - at, "%s%s", at ? "/" : "", comp[n]);
-
-		if (k < 0 || (size_t)k >= len - at)
-			return false;
-		at += (size_t)k;
-	}
-	return true;
-}
-
-/* Privileged: where directory obj is now under the root, into buf. */
-static bool fw_now_path(struct fw_diff *d, uint32_t obj, char *buf, size_t len)
-{
-	char link[64], path[PATH_MAX];
-	int fd = fw_live_open(d, obj);
-	size_t rl = strlen(d->root->path);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	close(fd);
-	if (n <= 0 || (size_t)n >= sizeof(path) - 1)
-		return false;
-	path[n] = '\0';
-	if (!strcmp(d->root->path, "/"))
-		return snprintf(buf, len, "%s", path + 1) < (int)len;
-	if (strncmp(path, d->root->path, rl) || (path[rl] != '/' && path[rl]))
-		return false;
-	return snprintf(buf, len, "%s", path + rl + (path[rl] ? 1 : 0)) < (int)len;
-}
-
-/* Every directory events named (or whose attributes changed), as a path
- * under the root ri: unprivileged where it was, privileged where it is. */
-static int fw_routes(struct fw_diff *d, size_t ri)
-{
-	struct platform_watch *w = d->w;
-	char rel[PATH_MAX];
-	int rc = 0;
-
-	for (uint32_t i = 0; rc == 0 && i < w->n_objs; i++) {
-		const struct fw_dir *dir = fw_dirp(w, i);
-
-		if ((!dir || dir->slots == FW_NONE) && !(w->objs[i].flags & FW_DIRATTR))
-			continue;
-		if (w->privileged ? fw_now_path(d, i, rel, sizeof(rel)) :
-		    ((w->objs[i].flags & FW_T0DIR) && fw_t0_path(w, i, ri, rel, sizeof(rel))))
-			rc = fw_route_add(d, rel);
-	}
-	qsort(d->routes, d->n_routes, sizeof(*d->routes), fw_strcmp);
-	return rc;
-}
-
-/* ---------------------------------------------------------- hard links */
-
-static int fw_u64cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool fw_ino_noted(const struct fw_diff *d, uint64_t ino)
-{
-	return bsearch(&ino, d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp) != NULL;
-}
-
-/* Open the directory at rel under the root (O_NOFOLLOW each step). */
-static int fw_open_rel(const struct fw_diff *d, const char *rel)
-{
-	char buf[PATH_MAX], *save = NULL, *comp;
-	int fd = dup(d->root->fd);
-
-	snprintf(buf, sizeof(buf), "%s", rel);
-	for (comp = strtok_r(buf, "/", &save); fd >= 0 && comp; comp = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		close(fd);
-		fd = next;
-	}
-	return fd;
-}
-
-/* d->path := the root's path joined with rel and name. */
-static void fw_set_path(struct fw_diff *d, const char *rel, const char *name)
-{
-	bool top = !strcmp(d->root->path, "/");
-
-	snprintf(d->path, sizeof(d->path), "%s%s%s%s%s", top ? "" : d->root->path, "/", rel,
-		 *rel ? "/" : "", name);
-	d->len = strlen(d->path);
-}
-
-/* Another name of a written or re-linked object, unchanged itself: its
- * link count or change time moved, so the walk reports it modified. */
-static void fw_other_name(struct fw_diff *d, int dirfd, const char *rel, const char *name,
-			  uint64_t ino)
-{
-	struct statx x;
-
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &x) < 0 ||
-	    x.stx_ino != ino || S_ISDIR(x.stx_mode))
-		return;
-	fw_set_path(d, rel, name);
-	fw_emit(d, PLATFORM_MODIFIED);
-}
-
-/* Unprivileged: the listing's names of the noted objects the descent did
- * not look at (they had no event: the same object, re-linked or written
- * through another name). */
-static void fw_links_listed(struct fw_diff *d, size_t ri)
-{
-	struct platform_watch *w = d->w;
-	char rel[PATH_MAX];
-
-	for (uint32_t o = 0; o < w->n_objs && d->n_inos; o++) {
-		const struct fw_dir *dir = fw_dirp(w, o);
-		int fd = -1;
-
-		if (!dir || !(w->objs[o].flags & FW_T0DIR))
-			continue;
-		for (uint32_t i = 0; i < dir->t0_count; i++) {
-			struct fw_t0ent *e = &w->t0[dir->t0_first + i];
-
-			if (e->seen || e->dtype == DT_DIR || !fw_ino_noted(d, e->ino))
-				continue;
-			if (fd < 0 && (!fw_t0_path(w, o, ri, rel, sizeof(rel)) ||
-				       (fd = fw_open_rel(d, rel)) < 0))
-				break;
-			e->seen = 1;
-			fw_other_name(d, fd, rel, fw_name(w, e->name_off), e->ino);
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-}
-
-/* Privileged: every name under the root whose inode is noted and that the
- * descent did not look at (a walk of directory entries: hard links only). */
-static void fw_search(struct fw_diff *d, int fd, char *rel, size_t rl, int depth)
-{
-	DIR *dir;
-	struct dirent *de;
-	int c = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (c < 0 || !(dir = fdopendir(c))) {
-		if (c >= 0)
-			close(c);
-		fw_lose(d->w, "a directory could not be read looking for hard links");
-		return;
-	}
-	while ((de = readdir(dir))) {
-		int k;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (++d->visited > FW_VISIT_MAX || depth > FW_DEPTH_MAX) {
-			fw_lose(d->w, "the bound of entries looked at, looking for hard links");
-			break;
-		}
-		k = snprintf(rel + rl, PATH_MAX - rl, "%s%s", rl ? "/" : "", de->d_name);
-		if (k < 0 || (size_t)k >= PATH_MAX - rl)
-			continue;
-		if (de->d_type == DT_DIR) {
-			int sub = fw_open_child(d, dirfd(dir), de->d_name);
-
-			if (sub >= 0) {
-				fw_search(d, sub, rel, rl + (size_t)k, depth + 1);
-				close(sub);
-			}
-		} else if (fw_ino_noted(d, de->d_ino) &&
-			   !bsearch(&(const char *){rel}, d->seen, d->n_seen, sizeof(char *), fw_strcmp)) {
-			rel[rl] = '\0';
-			fw_other_name(d, dirfd(dir), rel, de->d_name, de->d_ino);
-		}
-		rel[rl] = '\0';
-	}
-	closedir(dir);
-}
-
-/* Privileged: objects written or re-linked whose link count says they have
- * names the descent did not meet; their inode numbers into d->inos. */
-static void fw_links_candidates(struct fw_diff *d)
-{
-	struct platform_watch *w = d->w;
-
-	d->n_inos = 0;
-	for (uint32_t i = 0; i < w->n_objs; i++) {
-		struct fw_obj *o = &w->objs[i];
-		struct stat st;
-		int fd;
-
-		if ((o->flags & FW_ISDIR) || !(o->flags & (FW_TOUCHED | FW_LINKS | FW_MOVED | FW_CLOSEW)))
-			continue;
-		if (o->met) {
-			if (o->nlink > o->met)
-				fw_ino_note(d, o->ino);
-			continue;
-		}
-		if (!(o->flags & FW_LINKS) || memcmp(w->arena + o->fid_off, d->root->fsid, 8))
-			continue;
-		/* met nowhere: gone, or linked only where the descent did not go */
-		{
-			struct {
-				struct file_handle h;
-				unsigned char bytes[128];
-			} fh;
-
-			fh.h.handle_bytes = o->fid_len - 12;
-			memcpy(&fh.h.handle_type, w->arena + o->fid_off + 8, 4);
-			memcpy(fh.h.f_handle, w->arena + o->fid_off + 12, fh.h.handle_bytes);
-			fd = open_by_handle_at(d->root->fd, &fh.h, O_PATH | O_CLOEXEC);
-		}
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 0 && !S_ISDIR(st.st_mode))
-			fw_ino_note(d, st.st_ino);
-		if (fd >= 0)
-			close(fd);
-	}
-}
-
-static void fw_strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* One root: the descent from it, then the other names of what changed. */
 static int fw_diff_root(struct fw_diff *d, size_t ri)
 {
 	struct platform_watch *w = d->w;
 	unsigned char fid[FW_FID_MAX];
-	char rel[PATH_MAX] = "";
 	int len = fw_fid_at(d->root->fd, "", d->fsid, fid), rc;
 	/* the root itself swapped since the start: compared whole */
 	bool same = len > 0 && fw_obj_get(w, fid, (uint32_t)len, false) == d->root->obj;
@@ -896,15 +428,7 @@ static int fw_diff_root(struct fw_diff *d, size_t ri)
 		return rc;
 	if (w->privileged)
 		fw_links_candidates(d);
-	qsort(d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp);
-	if (!d->n_inos)
-		return 0;
-	if (w->privileged) {
-		qsort(d->seen, d->n_seen, sizeof(*d->seen), fw_strcmp);
-		fw_search(d, d->root->fd, rel, 0, 0);
-	} else {
-		fw_links_listed(d, ri);
-	}
+	fw_links_find(d, ri);
 	return 0;
 }
 
