@@ -112,8 +112,10 @@ void changes_check_log(struct changes_set *walk, struct changes_set *events, con
 		return;
 	walk = walk ? walk : &none;
 	events = events ? events : &none;
-	qsort(walk->v, walk->n, sizeof(*walk->v), check_cmp);
-	qsort(events->v, events->n, sizeof(*events->v), check_cmp);
+	if (walk->n)
+		qsort(walk->v, walk->n, sizeof(*walk->v), check_cmp);
+	if (events->n)
+		qsort(events->v, events->n, sizeof(*events->v), check_cmp);
 	jw_init(&w, f);
 	jw_obj_open(&w, NULL);
 	a = check_only(&w, "walk_only", walk, events);

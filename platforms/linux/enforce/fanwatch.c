@@ -194,7 +194,10 @@ static void fw_named(struct platform_watch *w, const struct fanotify_event_metad
 		fw_slot_event(w, s, obj, FW_DEPART);
 }
 
-static void fw_event(struct platform_watch *w, const struct fanotify_event_metadata *m)
+/* One event: m its header (copied: events are aligned to 4 bytes only, the
+ * header holds a 64-bit mask), ev its bytes in the buffer. */
+static void fw_event(struct platform_watch *w, const struct fanotify_event_metadata *m,
+		     const char *ev)
 {
 	const struct fanotify_event_info_fid *dfid = NULL, *from = NULL, *to = NULL, *fid = NULL;
 	uint32_t obj = FW_NONE;
@@ -203,8 +206,8 @@ static void fw_event(struct platform_watch *w, const struct fanotify_event_metad
 		fw_lose(w, "the event queue overflowed: changes after it were not seen");
 		return;
 	}
-	for (const char *p = (const char *)(m + 1); p + sizeof(struct fanotify_event_info_header) <=
-	     (const char *)m + m->event_len;) {
+	for (const char *p = ev + m->metadata_len; p + sizeof(struct fanotify_event_info_header) <=
+	     ev + m->event_len;) {
 		const struct fanotify_event_info_header *h = (const void *)p;
 
 		if (h->len < sizeof(*h))
@@ -250,13 +253,18 @@ void fw_drain(struct platform_watch *w)
 				continue;
 			return;
 		}
-		for (struct fanotify_event_metadata *m = (void *)w->buf; FAN_EVENT_OK(m, n);
-		     m = FAN_EVENT_NEXT(m, n)) {
-			if (m->vers != FANOTIFY_METADATA_VERSION) {
-				fw_lose(w, "fanotify metadata version %u", m->vers);
+		for (long off = 0; off + (long)FAN_EVENT_METADATA_LEN <= n;) {
+			struct fanotify_event_metadata m;
+
+			memcpy(&m, w->buf + off, sizeof(m));
+			if (m.event_len < FAN_EVENT_METADATA_LEN || off + (long)m.event_len > n)
+				break;
+			if (m.vers != FANOTIFY_METADATA_VERSION) {
+				fw_lose(w, "fanotify metadata version %u", m.vers);
 				return;
 			}
-			fw_event(w, m);
+			fw_event(w, &m, w->buf + off);
+			off += m.event_len;
 		}
 	}
 }

@@ -388,7 +388,8 @@ static uint32_t fw_t0_find(struct platform_watch *w, uint32_t obj, const char *n
 	if (!o->sorted) {
 		/* the children's links point at entries by index: remap */
 		fw_sort_w = w;
-		qsort(w->t0 + o->t0_first, o->t0_count, sizeof(*w->t0), fw_t0cmp);
+		if (o->t0_count)
+			qsort(w->t0 + o->t0_first, o->t0_count, sizeof(*w->t0), fw_t0cmp);
 		for (uint32_t i = 0; i < o->t0_count; i++) {
 			struct fw_dir *c = fw_dirp(w, w->t0[o->t0_first + i].child);
 

@@ -88,7 +88,8 @@ int fw_routes(struct fw_diff *d, size_t ri)
 		    ((w->objs[i].flags & FW_T0DIR) && fw_t0_path(w, i, ri, rel, sizeof(rel))))
 			rc = fw_route_add(d, rel);
 	}
-	qsort(d->routes, d->n_routes, sizeof(*d->routes), fw_strcmp);
+	if (d->n_routes)
+		qsort(d->routes, d->n_routes, sizeof(*d->routes), fw_strcmp);
 	return rc;
 }
 
@@ -101,7 +102,7 @@ static int fw_u64cmp(const void *a, const void *b)
 
 static bool fw_ino_noted(const struct fw_diff *d, uint64_t ino)
 {
-	return bsearch(&ino, d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp) != NULL;
+	return d->n_inos && bsearch(&ino, d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp);
 }
 
 /* Open the directory at rel under the root (O_NOFOLLOW each step). */
@@ -208,7 +209,8 @@ static void fw_search(struct fw_diff *d, int fd, char *rel, size_t rl, int depth
 				close(sub);
 			}
 		} else if (fw_ino_noted(d, de->d_ino) &&
-			   !bsearch(&(const char *){rel}, d->seen, d->n_seen, sizeof(char *), fw_strcmp)) {
+			   (!d->n_seen ||
+			    !bsearch(&(const char *){rel}, d->seen, d->n_seen, sizeof(char *), fw_strcmp))) {
 			rel[rl] = '\0';
 			fw_other_name(d, dirfd(dir), rel, de->d_name, de->d_ino);
 		}
@@ -264,11 +266,12 @@ void fw_links_find(struct fw_diff *d, size_t ri)
 {
 	char rel[PATH_MAX] = "";
 
-	qsort(d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp);
 	if (!d->n_inos)
 		return;
+	qsort(d->inos, d->n_inos, sizeof(*d->inos), fw_u64cmp);
 	if (d->w->privileged) {
-		qsort(d->seen, d->n_seen, sizeof(*d->seen), fw_strcmp);
+		if (d->n_seen)
+			qsort(d->seen, d->n_seen, sizeof(*d->seen), fw_strcmp);
 		fw_search(d, d->root->fd, rel, 0, 0);
 	} else {
 		fw_links_listed(d, ri);

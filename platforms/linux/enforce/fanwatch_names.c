@@ -80,7 +80,8 @@ void fw_names_unique(struct fw_names *n)
 	for (size_t i = 0; i < n->n; i++)
 		if (n->off[i] != SIZE_MAX)
 			n->v[i] = n->text + n->off[i];
-	qsort(n->v, n->n, sizeof(*n->v), fw_strcmp);
+	if (n->n)
+		qsort(n->v, n->n, sizeof(*n->v), fw_strcmp);
 	for (size_t i = 0; i < n->n; i++)
 		if (!k || strcmp(n->v[k - 1], n->v[i]))
 			n->v[k++] = n->v[i];
