@@ -201,9 +201,14 @@ static int fw_mark_roots(struct platform_watch *w, const struct request *req, ch
 		else
 			rc = fw_walk(w, dup(r->fd), r->obj, r->mnt, fsid, 0, &n_dirs);
 		if (rc < 0) {
-			snprintf(why, whylen, "write root %s: %s%s", r->path,
-				 rc == -E2BIG ? "more directories than the watch marks (" : "cannot watch: ",
-				 rc == -E2BIG ? "65536 or 64 levels)" : strerror(-rc));
+			if (w->lost) /* a bound of the listing: it says which */
+				snprintf(why, whylen, "write root %s: %s", r->path, w->lost_why);
+			else if (rc == -E2BIG)
+				snprintf(why, whylen, "write root %s: more directories than the watch "
+					 "marks (%u, or %d levels)", r->path, FW_DIRS_MAX, FW_DEPTH_MAX);
+			else
+				snprintf(why, whylen, "write root %s: cannot watch: %s", r->path,
+					 strerror(-rc));
 			return rc;
 		}
 	}
