@@ -12,7 +12,7 @@
 #include "jw.h"
 
 #define CHECK_SET_MAX (2u * CHANGES_WALK_MAX)
-#define CHECK_LIST_MAX 32
+#define CHECK_LIST_MAX 8
 
 struct changes_set {
 	char **v;   /* "c /path", "m /path", "d /path" */
@@ -102,14 +102,22 @@ void changes_check_log(struct changes_set *walk, struct changes_set *events, con
 {
 	const char *file = getenv("SANDPROOF_REF_CHANGES_LOG");
 	struct changes_set none = {0};
-	char *buf = NULL;
-	size_t len = 0, a, b;
+	size_t a, b;
 	FILE *f;
 	struct jw w;
 	int fd;
 
-	if (!file || !*file || !(f = open_memstream(&buf, &len)))
+	if (!file || !*file)
 		return;
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "a"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* one buffer larger than any line: the line goes in one write, so
+	 * lines of concurrent runs never interleave */
+	setvbuf(f, NULL, _IOFBF, 1u << 20);
 	walk = walk ? walk : &none;
 	events = events ? events : &none;
 	if (walk->n)
@@ -129,11 +137,6 @@ void changes_check_log(struct changes_set *walk, struct changes_set *events, con
 		jw_null(&w, "note");
 	jw_obj_close(&w);
 	fputc('\n', f);
-	if (fclose(f) == 0 && (fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) >= 0) {
-		/* one write: lines of concurrent runs never interleave */
-		if (write(fd, buf, len) != (ssize_t)len)
-			fprintf(stderr, "sandproof-ref: SANDPROOF_REF_CHANGES_LOG: short write\n");
-		close(fd);
-	}
-	free(buf);
+	if (fclose(f) != 0)
+		fprintf(stderr, "sandproof-ref: SANDPROOF_REF_CHANGES_LOG: cannot write\n");
 }

@@ -4,7 +4,7 @@
  * SANDPROOF_REF_CHANGES_LOG:
  *   {"agree":true|false,"walk":N,"events":N,"note":"..."|null,
  *    "walk_only":["created /p",...],"events_only":[...]}
- * (at most 32 paths in each list).  A test switch: it costs both
+ * (at most 8 paths in each list).  A test switch: it costs both
  * mechanisms and the sets' memory (bounded: past 2 x 131072 entries a set
  * says so and the line's agree is false). */
 #ifndef SANDPROOF_CHANGES_CHECK_H
