@@ -17,6 +17,7 @@ return scenario {
              windows = { unsupported = "reads the sandbox's mount table (/proc/self/mountinfo): Windows has no mounts of this kind" } },
   impact = { ["nosuid_missing:*"] = "escape", ["nodev_missing:*"] = "escape",
              ["not_root_tmp:*"] = "fidelity", ["unreadable:*"] = "fidelity" },
+  control = "fs.tmp_private",
   needs = { "runtime_roots" },
   run = function(t)
     if not t.vtmp then t:skip("no directory outside /tmp for the workspace") end

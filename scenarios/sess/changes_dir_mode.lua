@@ -12,6 +12,7 @@ return scenario {
              windows = { unsupported = "the change walk joins a root and its entries with '/', not Windows' separator (not ported yet)" } },
   impact = { missed = "reporting", overreported = "reporting", outside_listed = "reporting",
              no_changes = "reporting", ["run_failed:*"] = "reporting" },
+  control = "fs.workspace_writable",
   run = function(t)
     assert(sp.mkdir(t.ws .. "/d"))
     assert(sp.mkdir(t.ws .. "/e"))

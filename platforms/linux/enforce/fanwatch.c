@@ -59,7 +59,11 @@ static const char *fw_event_name(const struct fanotify_event_info_fid *f)
 
 /* Privileged: is the directory obj (dfid) under a write root?  Its handle
  * opened through the root's mount, its path compared; a handle that no
- * longer opens (a directory since deleted) counts as inside. */
+ * longer opens (a directory since deleted) counts as inside.  Asked only
+ * once the tables fill (w->filtering: a filesystem mark sees the whole
+ * host's file system): until then every event is kept and finish looks only
+ * where the roots lead, so a short run makes no path lookup of its own
+ * while its command runs. */
 static bool fw_inside(struct platform_watch *w, uint32_t obj)
 {
 	struct fw_obj *o = &w->objs[obj];
@@ -73,6 +77,9 @@ static bool fw_inside(struct platform_watch *w, uint32_t obj)
 
 	if (!w->privileged || o->inside)
 		return o->inside != 2;
+	if (!w->filtering && w->n_slots < FW_SLOTS_MAX / 4 && w->n_objs < FW_OBJS_MAX / 4)
+		return true; /* kept, not judged */
+	w->filtering = true;
 	o->inside = 1;
 	fh.h.handle_bytes = o->fid_len - 12;
 	memcpy(&fh.h.handle_type, w->arena + o->fid_off + 8, 4);

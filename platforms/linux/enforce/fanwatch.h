@@ -133,6 +133,8 @@ struct platform_watch {
 	int fd;                     /* the fanotify group */
 	bool privileged;
 	bool drain_at_end;          /* SANDPROOF_REF_CHANGES_DRAIN=end (tests) */
+	bool filtering;             /* privileged: events of directories outside
+	                             * the roots dropped as read (tables filling) */
 	struct timespec start;      /* before the marks: "changed since" */
 	struct fw_root roots[FW_ROOTS_MAX];
 	size_t n_roots;
