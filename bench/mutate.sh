@@ -6,7 +6,9 @@
 # in ref/, platforms/ or util/, made against HEAD (the patches are committed,
 # so commit before an audit).  Line 1 of a patch says what it breaks; an
 # optional line 2, "targets: GLOB...", names the scenario ids (sandproof run
-# --filter globs) expected to notice it.  For each: a scratch worktree of
+# --filter globs) expected to notice it; an optional "env: K=V ..." (line 2
+# or 3) is set for every catalogue run of that mutant, its clean rechecks
+# included.  For each: a scratch worktree of
 # HEAD gets the patch, sandproof-ref is built from it, and the catalogue runs
 # against that binary with the harness, probe and scenarios of the clean
 # build (SANDPROOF_REF points the ref adapter at the mutant): the targets
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--filter) filter=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--full) full=1; shift ;;
-	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,43p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "mutate: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -80,11 +82,13 @@ git -C "$src" checkout -q -- . && git -C "$src" clean -qfd
 $nice cmake -S "$src" -B "$clean" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 $nice cmake --build "$clean" -j "$jobs" --target sandproof sandproof-ref sandproof-probe >/dev/null
 
-# catalogue OUT REF [GLOB]: one sandproof run; its exit status.
+# catalogue OUT REF [GLOB]: one sandproof run (with the mutant's env: line,
+# $menv, when it has one); its exit status.
+menv=""
 catalogue() {
 	rm -rf "$1" "$1.log"
-	SANDPROOF_REF=$2 $nice "$clean/sandproof" run --runner ref ${3:+--filter "$3"} --out "$1" \
-		>"$1.log" 2>&1
+	env $menv SANDPROOF_REF="$2" $nice "$clean/sandproof" run --runner ref ${3:+--filter "$3"} \
+		--out "$1" >"$1.log" 2>&1
 }
 
 # The ids of a log's results with verdict $2 ($1: the log).
@@ -143,6 +147,9 @@ judge() {
 run_mutant() {
 	out=$work/run-$1
 	targets=$(sed -n '2s/^targets: *//p' "$2")
+	# "env: K=V ..." (line 2 or 3): the catalogue runs of this mutant and
+	# their clean rechecks get it (a mutant of a mechanism a variable picks)
+	menv=$(sed -n '2,3s/^env: *//p' "$2")
 	if [ "$full" = 1 ] || [ -n "$filter" ]; then targets=""; fi
 	for g in $targets; do
 		st=0

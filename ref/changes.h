@@ -1,9 +1,19 @@
 /* changes.h - what a run created, modified and deleted under its write
  * roots (OUT-8, CONTRACT.md).
  *
- * changes_baseline() walks every write root before the command starts;
- * changes_compare() walks them again after it ended and reports the
- * difference.  The walk is by descriptor from "/": each component opened
+ * Two mechanisms (CONTRACT.md OUT-8 says which a report came from,
+ * "mechanism", and why the second, "fallback"):
+ *  - events: the platform's event source (platform.h, platform_watch_*;
+ *    Linux: fanotify) watches the write roots from before the launch and
+ *    says after the release what changed, at the cost of what changed;
+ *  - walk: changes_baseline() walks every write root before the command
+ *    starts, changes_compare() walks them again after it ended and
+ *    reports the difference.  Used when the platform has no event source
+ *    or cannot watch these roots; SANDPROOF_REF_CHANGES=walk forces it,
+ *    SANDPROOF_REF_CHANGES=check runs both, reports the walk's and appends
+ *    one JSON line comparing the two sets to the file named by
+ *    SANDPROOF_REF_CHANGES_LOG (the tests' switch).
+ * The walk is by descriptor from "/": each component opened
  * with O_NOFOLLOW, so a symlink is listed as itself and never followed, and
  * nothing outside a write root is ever opened or listed; it stays on the
  * root's file system (a mount inside a root is listed, not entered).
@@ -47,7 +57,16 @@ struct changes_item {
 	char *path;       /* absolute: the root, '/', the relative path */
 };
 
+struct platform_watch;
+struct changes_set;
+
 struct changes {
+	/* the event source (NULL: the walk) */
+	struct platform_watch *watch;
+	bool check;       /* both, compared (SANDPROOF_REF_CHANGES=check) */
+	struct changes_set *check_walk, *check_events;
+	char fallback[192];   /* why the walk, or why the events are incomplete */
+	bool walked;      /* the report is the walk's */
 	/* the baseline */
 	struct changes_entry *v;
 	size_t n, cap;
@@ -62,12 +81,17 @@ struct changes {
 	bool truncated;
 };
 
-/* Walk req's write roots (restricted filesystem only: an unrestricted run
- * has no write roots to report on).  0, or -errno (ENOMEM); a root that
- * cannot be opened is reported as truncated, never as empty. */
+/* Start watching req's write roots, or walk them (restricted filesystem
+ * only: an unrestricted run has no write roots to report on).  0, or
+ * -errno (ENOMEM); a root that cannot be opened is reported as truncated,
+ * never as empty. */
 int changes_baseline(struct changes *c, const struct request *req);
-/* Walk again and fill the report.  0 or -errno. */
+/* Walk again (or ask the event source) and fill the report.  0 or -errno. */
 int changes_compare(struct changes *c, const struct request *req);
+/* During the run: the event source's descriptor to poll (-1: none), and
+ * its draining when readable. */
+int changes_pollfd(const struct changes *c);
+void changes_service(struct changes *c);
 /* The "changes" member: null without a baseline, else the object. */
 void changes_write(const struct changes *c, struct jw *w);
 void changes_free(struct changes *c);

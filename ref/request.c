@@ -26,7 +26,6 @@ const char *const request_default_protected[] = {
 
 struct pctx {
 	char *err;
-	const char *home;
 	const struct request_path_rules *rules;
 };
 
@@ -266,9 +265,10 @@ static int check_string(struct pctx *c, const cJSON *v, const char *path)
 	return 0;
 }
 
-/* An absolute, lexically clean path.  tilde allows a leading "~/". */
-static int make_path(struct pctx *c, const cJSON *v, const char *path,
-		     bool tilde, char **out)
+/* An absolute, lexically clean path.  A leading '~' is not absolute and is
+ * never expanded (profile.runtime.parent included): the request says
+ * exactly where, whatever the runner's environment. */
+static int make_path(struct pctx *c, const cJSON *v, const char *path, char **out)
 {
 	const struct request_path_rules *r = c->rules;
 	const char *s, *why = "refused";
@@ -281,18 +281,12 @@ static int make_path(struct pctx *c, const cJSON *v, const char *path,
 	if (s[0] == '\0')
 		return perr(c, path, "must not be empty");
 	label(got, sizeof(got), s, 64);
-	if (tilde && s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
-		if (!c->home || !r->absolute(c->home))
-			return perr(c, path, "\"~\" used but HOME is not %s", r->absolute_what);
-		if (asprintf(&p, "%s/%s", c->home, s + 1) < 0)
-			return -ENOMEM;
-	} else {
-		if (!r->absolute(s))
-			return perr(c, path, "must be %s (got \"%s\")", r->absolute_what, got);
-		p = strdup(s);
-		if (!p)
-			return -ENOMEM;
-	}
+	if (!r->absolute(s))
+		return perr(c, path, "must be %s (got \"%s\")%s", r->absolute_what, got,
+			    s[0] == '~' ? ": '~' is never expanded" : "");
+	p = strdup(s);
+	if (!p)
+		return -ENOMEM;
 	if (strlen(p) >= PATH_MAX) {
 		free(p);
 		return perr(c, path, "longer than %d bytes", PATH_MAX - 1);
@@ -308,7 +302,7 @@ static int make_path(struct pctx *c, const cJSON *v, const char *path,
 }
 
 static int get_path(struct pctx *c, const cJSON *o, const char *path,
-		    const char *key, bool tilde, char **out)
+		    const char *key, char **out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	char sub[256];
@@ -318,7 +312,7 @@ static int get_path(struct pctx *c, const cJSON *o, const char *path,
 	join(sub, sizeof(sub), path, key);
 	free(*out);
 	*out = NULL;
-	return make_path(c, v, sub, tilde, out);
+	return make_path(c, v, sub, out);
 }
 
 enum strv_kind { SV_ANY, SV_PATHS, SV_RELNAMES };
@@ -353,7 +347,7 @@ static int get_strv(struct pctx *c, const cJSON *o, const char *path,
 		if (kind == SV_PATHS) {
 			char *p = NULL;
 
-			rc = make_path(c, e, el, false, &p);
+			rc = make_path(c, e, el, &p);
 			if (rc)
 				return rc;
 			rc = strv_push(out, p);
@@ -390,7 +384,7 @@ static int parse_write_root(struct pctx *c, const cJSON *v, const char *path,
 		return rc;
 	if (!cJSON_GetObjectItemCaseSensitive(v, "root"))
 		return perr(c, path, "missing field \"root\"");
-	rc = get_path(c, v, path, "root", false, &wr->root);
+	rc = get_path(c, v, path, "root", &wr->root);
 	if (!rc)
 		rc = get_strv(c, v, path, "read_only_subpaths", SV_PATHS, false,
 			      &wr->read_only_subpaths);
@@ -528,7 +522,7 @@ static int parse_profile(struct pctx *c, const cJSON *p, struct request *r)
 	r->has_runtime = true;
 	r->runtime_max_age_s = 30ull * 24 * 3600;
 	r->runtime_max_roots = 64;
-	rc = get_path(c, rt, "profile.runtime", "parent", true, &r->runtime_parent);
+	rc = get_path(c, rt, "profile.runtime", "parent", &r->runtime_parent);
 	if (!rc)
 		rc = get_uint(c, rt, "profile.runtime", "max_age_s",
 			      100ull * 365 * 24 * 3600, &r->runtime_max_age_s);
@@ -598,7 +592,7 @@ static int parse_root(struct pctx *c, const cJSON *root, struct request *r)
 		return rc;
 	if (r->command.v[0][0] == '\0')
 		return perr(c, "command[0]", "must not be empty");
-	rc = get_path(c, root, "", "cwd", false, &r->cwd);
+	rc = get_path(c, root, "", "cwd", &r->cwd);
 	if (rc)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(root, "env");
@@ -708,9 +702,9 @@ int request_parse_tree(const cJSON *root, const char *home,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
-	struct pctx c = {.err = err, .home = home,
-			 .rules = rules ? rules : &request_posix_path_rules};
+	struct pctx c = {.err = err, .rules = rules ? rules : &request_posix_path_rules};
 
+	(void)home; /* unused: '~' is never expanded (request.h) */
 	request_init(req);
 	err[0] = '\0';
 	return parse_finish(parse_root(&c, root, req), req, err);
@@ -726,11 +720,11 @@ int request_parse_with(const char *json, size_t len, const char *home,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
-	struct pctx c = {.err = err, .home = home,
-			 .rules = rules ? rules : &request_posix_path_rules};
+	struct pctx c = {.err = err, .rules = rules ? rules : &request_posix_path_rules};
 	cJSON *root = NULL;
 	int rc;
 
+	(void)home; /* unused: '~' is never expanded (request.h) */
 	request_init(req);
 	err[0] = '\0';
 	if (len > REQUEST_MAX_BYTES)

@@ -123,7 +123,8 @@ static void supervise(struct sup *s)
 
 	for (;;) {
 		struct pollfd pf[16];
-		int n = 0, timeout = -1, i_sig, i_out = -1, i_err = -1, i_in = -1, np;
+		int n = 0, timeout = -1, i_sig, i_out = -1, i_err = -1, i_in = -1, i_ch = -1, np;
+		int ch_fd = changes_pollfd(&o->changes);
 		int64_t now = now_ms(), until = -1;
 
 		reap(s);
@@ -160,6 +161,11 @@ static void supervise(struct sup *s)
 			i_in = n;
 			pf[n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
 		}
+		if (ch_fd >= 0) {
+			/* the change report's events, drained as they come (OUT-8) */
+			i_ch = n;
+			pf[n++] = (struct pollfd){.fd = ch_fd, .events = POLLIN};
+		}
 		np = s->killed ? 0 : platform_pollfds(s->l, pf + n, 16 - n);
 		if (poll(pf, (nfds_t)(n + np), timeout) < 0) {
 			if (errno == EINTR)
@@ -177,6 +183,8 @@ static void supervise(struct sup *s)
 				;
 		if (i_in >= 0 && pf[i_in].revents)
 			feed_stdin(s);
+		if (i_ch >= 0 && pf[i_ch].revents)
+			changes_service(&o->changes);
 		if (np > 0 && platform_service(s->l, pf + n, np, &o->denials) > 0 &&
 		    !s->killed) {
 			s->denied = true;

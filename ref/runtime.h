@@ -161,7 +161,10 @@ char runtime_sep(void);
 int runtime_unique_name(char *buf, size_t len, const char *name, const char *kind);
 
 /* Delete name in dfd recursively without following symlinks or crossing
- * into another filesystem.  ENOENT anywhere counts as done. */
+ * a mount point (mountid.h: a bind mount of the same file system is one):
+ * a directory on another mount than dfd's, name itself included, is left
+ * with its content and the delete returns -EXDEV.  ENOENT anywhere counts
+ * as done. */
 int runtime_remove_tree(int dfd, const char *name);
 
 /* Evict roots in pfd other than keep (may be NULL) per c; see runtime_gc. */

@@ -8,9 +8,12 @@
  *    the caller are touched; symlinks and foreign entries are reported;
  *  - a root is first renamed to a tombstone in the same parent (a concurrent
  *    starter then finds it gone and provisions afresh), then deleted with
- *    descriptor-relative calls that never follow a symlink nor cross into
- *    another filesystem. */
+ *    descriptor-relative calls that never follow a symlink nor cross a
+ *    mount point: a directory on another mount than the root's (mountid.h:
+ *    the mount id, so a bind mount of the same file system counts) is left
+ *    alone with everything in it. */
 #include "runtime.h"
+#include "mountid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +60,16 @@ static void runtime_report_skipped_err(struct runtime_report *rep, const char *n
 
 /* ------------------------------------------------------------ tree delete */
 
-static int runtime_rm_at(int dfd, const char *name, dev_t dev, bool top, int depth)
+/* Is the directory fd (or, fd < 0, name in dfd) on the mount mnt?  Any
+ * doubt (no mount id to compare) is "no". */
+static bool runtime_same_mount(int dfd, const char *name, int fd, uint64_t mnt)
+{
+	uint64_t id;
+
+	return (fd >= 0 ? mountid_fd(fd, &id) : mountid_at(dfd, name, &id)) == 0 && id == mnt;
+}
+
+static int runtime_rm_at(int dfd, const char *name, uint64_t mnt, bool top, int depth)
 {
 	struct stat s;
 	int err = 0;
@@ -66,9 +78,10 @@ static int runtime_rm_at(int dfd, const char *name, dev_t dev, bool top, int dep
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISDIR(s.st_mode))
 		return (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) ? -errno : 0;
-	/* a mount point (or anything not on the root's filesystem) is left
-	 * alone: deleting through it would reach outside the tree */
-	if (!top && s.st_dev != dev)
+	/* Security: a mount point (of another file system, or a bind mount of
+	 * this one) is left alone: deleting through it would empty whatever
+	 * was mounted there, outside the tree. */
+	if (!top && !runtime_same_mount(dfd, name, -1, mnt))
 		return -EXDEV;
 	if (depth > RUNTIME_TREE_DEPTH_MAX)
 		return -ELOOP;
@@ -85,7 +98,8 @@ static int runtime_rm_at(int dfd, const char *name, dev_t dev, bool top, int dep
 			return (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) ? -errno : 0;
 		return -errno;
 	}
-	if (fstat(fd, &s) < 0 || (!top && s.st_dev != dev)) {
+	/* the object opened, not the one looked at: mounted on since? */
+	if (fstat(fd, &s) < 0 || (!top && !runtime_same_mount(-1, NULL, fd, mnt))) {
 		close(fd);
 		return -EXDEV;
 	}
@@ -106,7 +120,7 @@ static int runtime_rm_at(int dfd, const char *name, dev_t dev, bool top, int dep
 		while ((errno = 0, e = readdir(d))) {
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			int r = runtime_rm_at(fd, e->d_name, dev, false, depth + 1);
+			int r = runtime_rm_at(fd, e->d_name, mnt, false, depth + 1);
 			if (r < 0 && !err)
 				err = r;
 		}
@@ -132,10 +146,19 @@ static int runtime_rm_at(int dfd, const char *name, dev_t dev, bool top, int dep
 
 int runtime_remove_tree(int dfd, const char *name)
 {
-	struct stat s;
-	if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return runtime_rm_at(dfd, name, s.st_dev, true, 0);
+	uint64_t mnt;
+	int r = mountid_fd(dfd, &mnt);
+
+	if (r < 0)
+		return r;
+	/* the tree itself must be on its parent's mount: a root something was
+	 * mounted on is left alone like any mount point below it */
+	if (!runtime_same_mount(dfd, name, -1, mnt)) {
+		struct stat s;
+
+		return fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT ? 0 : -EXDEV;
+	}
+	return runtime_rm_at(dfd, name, mnt, true, 0);
 }
 
 /* ---------------------------------------------------------------- evict */

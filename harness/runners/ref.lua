@@ -2,6 +2,7 @@
 -- box through its documented CLI: `sandproof-ref run --request -` with the
 -- contract request on stdin and the outcome JSON on stdout.
 local sp = require "sp"
+local encoded = require "sandproof.encoded"
 
 local M = { name = "ref" }
 -- the reference runner implements the whole contract
@@ -37,14 +38,14 @@ function M.sandbox(t, spec)
   local outcome = r.stdout ~= "" and sp.json_decode(r.stdout) or nil
   if type(outcome) ~= "table" or not outcome.kind then outcome = nil end
   -- captured streams are lossless: a JSON string, or base64 when the
-  -- bytes are not UTF-8 text (or would cost more escaped) (OUT-7)
+  -- bytes are not UTF-8 text (or would cost more escaped) (OUT-7); so are
+  -- the paths of the change report (OUT-8)
   for _, k in ipairs(outcome and { "stdout", "stderr" } or {}) do
-    if outcome[k .. "_encoding"] == "base64" then
-      local bytes, err = sp.base64_decode(outcome[k])
-      if not bytes then t:error("outcome " .. k .. ": " .. tostring(err)) end
-      outcome[k] = bytes
-    end
+    local err = encoded.decode(outcome, k)
+    if err then t:error("outcome " .. err) end
   end
+  local cerr = outcome and encoded.decode_changes(outcome)
+  if cerr then t:error("outcome " .. cerr) end
   -- A platform layer without the enforcement asked for refuses with the
   -- typed setup failure step "unsupported" (docs/CONTRACT.md, SETUP-1):
   -- the runner cannot be asked this on this OS.
@@ -134,11 +135,56 @@ local function gc_parse(r)
                                    j.skipped_total or 0) }
 end
 
+-- sh's single-quoted form of s
+local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- The gc in a mount namespace of its own (o.mounts, Linux): unshare(1)
+-- makes a user and mount namespace mapping the caller to root, private, so
+-- no mount reaches the host and all end with the gc.  A shell makes each
+-- mount (a bind of m.bind, or a tmpfs named sandproof-keep-<i> holding
+-- `keep` = m.tmpfs), runs the gc with its JSON into a file, then reads each
+-- tmpfs's `keep` at the mount's place as the kernel tracks it after the gc
+-- (/proc/self/mountinfo: eviction renames the root away first).  Exit 97:
+-- the namespace or a mount could not be made.
+local function gc_in_mounts(t, o)
+  if sp.os ~= "linux" then return { ran = false, unsupported = "mount namespaces are Linux's" } end
+  local out, sh = t.tmp .. "/gc-mounts.json", { "set -u" }
+  for i, m in ipairs(o.mounts) do
+    if m.bind then
+      sh[#sh + 1] = string.format("mount --bind %s %s || exit 97", shq(m.bind), shq(m.at))
+    else
+      sh[#sh + 1] = string.format("mount -t tmpfs -o size=64k sandproof-keep-%d %s && printf %%s %s > %s/keep || exit 97",
+        i, shq(m.at), shq(m.tmpfs), shq(m.at))
+    end
+  end
+  sh[#sh + 1] = string.format('"$@" > %s; rc=$?', shq(out))
+  for i, m in ipairs(o.mounts) do
+    if m.tmpfs then
+      sh[#sh + 1] = string.format([[mp=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "tmpfs" && $(i + 2) == "sandproof-keep-%d") print $5; break } }' /proc/self/mountinfo)]], i)
+      sh[#sh + 1] = string.format([[printf '%d %%s
+' "$(cat "$mp/keep" 2>/dev/null)"]], i)
+    end
+  end
+  sh[#sh + 1] = "exit $rc"
+  local argv = { "unshare", "-Urm", "--propagation", "private", "--", "sh", "-c", table.concat(sh, "\n"), "sh" }
+  for _, a in ipairs(gc_argv(t, o)) do argv[#argv + 1] = a end
+  local r = sp.spawn { argv = argv, timeout_ms = 30000 }
+  if r.code == 97 or not r.code then
+    return { ran = false, mounts_failed = tostring(r.stderr):sub(1, 300) }
+  end
+  local g = gc_parse { code = r.code, stdout = sp.read(out) or "" }
+  g.kept = {}
+  for i, text in (r.stdout or ""):gmatch("(%d+) ([^\n]*)") do g.kept[tonumber(i)] = text end
+  return g
+end
+
 -- Runtime-root eviction (RT-6): `sandproof-ref gc`, now or after delay_ms
 -- in the background (so it can run while a sandboxed command holds a lease).
 -- The delay is the harness's (sp.spawn_bg's delay_ms), no shell: the same
--- on every OS.
+-- on every OS.  With o.mounts, in a mount namespace with those mounts
+-- (gc_in_mounts).
 function M.gc(t, o)
+  if o.mounts then return gc_in_mounts(t, o) end
   return gc_parse(sp.spawn { argv = gc_argv(t, o), timeout_ms = 30000 })
 end
 

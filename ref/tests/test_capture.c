@@ -278,9 +278,25 @@ static void fixed_part_bounded(void)
 	}
 	o.duration_ms = UINT64_MAX;
 	o.out.total = o.err.total = UINT64_MAX;
+	/* the change list full (OUT-8): paths of control bytes (escaped six
+	 * to one) and, every other one, not UTF-8 (base64) */
+	o.changes.present = true;
+	for (size_t i = 0; i < CHANGES_LIST_MAX; i++) {
+		size_t n = CHANGES_LIST_BYTES / CHANGES_LIST_MAX;
+		char *p = malloc(n + 1);
+
+		if (!p)
+			break;
+		memset(p, i % 2 ? 0xff : 1, n);
+		p[n] = '\0';
+		o.changes.items[o.changes.n_items++] = (struct changes_item){.op = CHANGE_DELETED, .path = p};
+	}
+	o.changes.created = o.changes.modified = o.changes.deleted = o.changes.dropped = UINT64_MAX;
+	o.changes.truncated = true;
 	t_ok(f && outcome_write(&o, f) == 0 && fclose(f) == 0, "maximal outcome written");
 	t_ok(len <= OUTCOME_FIXED_MAX, "everything but the streams: %zu bytes <= %d", len,
 	     OUTCOME_FIXED_MAX);
+	changes_free(&o.changes);
 	free(buf);
 }
 

@@ -9,9 +9,13 @@
 -- control byte before a value (the write root it once widened), before a
 -- key, after a value and inside a string, a byte order mark, numbers cJSON
 -- reads but JSON has not (leading zero, hex), a lone surrogate, nesting
--- past the limit.  The mark must never appear, and the refusals of the
--- deep unknown field, the NULs, the duplicate variable and the control
--- byte before a value must name their field (REQ-6: a NUL refused only
+-- past the limit; duplicate keys that are not next to each other at every
+-- level (top, profile, filesystem, write root, runtime, limits, env; the
+-- network object has one key, so its duplicate is adjacent); a runtime
+-- parent beginning with '~'; a protected name ending in '/'.  The mark must
+-- never appear, and the refusals of the deep unknown field, the NULs, the
+-- duplicate variable, the control byte before a value and every case
+-- added with them must name their field (REQ-6: a NUL refused only
 -- because two parsers disagree about the string would name none).  The
 -- command is the probe writing the mark (no shell: the same on every OS);
 -- a defect in the command sits in the text it writes (command[3]), so a
@@ -36,13 +40,14 @@ return scenario {
       o = o or {}
       local root = o.root or js(t.ws)
       local wr = string.format('{"root":%s%s}', root, o.wr_extra or "")
-      local fs = string.format('{"kind":"restricted","read_roots":["/"],"write_roots":[%s],"allow_temp":true}', wr)
+      local fs = string.format('{"kind":"restricted","read_roots":["/"],"write_roots":[%s],"allow_temp":true%s}', wr,
+        o.fs_extra or "")
       local env = o.env or string.format('{"PATH":%s}', js("/usr/local/bin:/usr/bin:/bin"))
       local cmd = o.command or cmd_writing("")
       return string.format('{%s"version":%s,"command":%s,"cwd":%s,"env":%s,"timeout_ms":%s,' ..
-        '"profile":{"filesystem":%s,"network":{"mode":"deny"}}%s}%s',
+        '"profile":{"filesystem":%s,"network":%s%s}%s}%s',
         o.head or "", o.version or "1", cmd, o.cwd or js(t.ws), env, o.timeout or "10000", fs,
-        o.tail or "", o.after or "")
+        o.network or '{"mode":"deny"}', o.profile_extra or "", o.tail or "", o.after or "")
     end
     local cases = {
       { "unknown field", request { tail = ',"bogus":1' } },
@@ -78,6 +83,30 @@ return scenario {
       { "lone surrogate", request { command = cmd_writing(' #\\ud800') } },
       { "nested too deeply", request { tail = ',"bogus":' .. string.rep("[", 70) .. string.rep("]", 70) },
         "nested deeper" },
+      -- a duplicate is refused wherever it stands in its object, at every
+      -- level, not only next to the first (the second would win or lose
+      -- depending on the reader)
+      { "duplicate key, not adjacent: top", request { tail = ',"version":1' }, "version:" },
+      { "duplicate key, not adjacent: profile",
+        request { profile_extra = ',"block_unix_sockets":false,"network":{"mode":"allow"}' }, "profile.network:" },
+      { "duplicate key, not adjacent: filesystem", request { fs_extra = ',"kind":"unrestricted"' },
+        "profile.filesystem.kind:" },
+      { "duplicate key, not adjacent: write root",
+        request { wr_extra = ',"protected_metadata_names":[],"root":"/"' }, "write_roots[0].root:" },
+      { "duplicate key: network", request { network = '{"mode":"deny","mode":"allow"}' }, "profile.network.mode:" },
+      { "duplicate key, not adjacent: runtime", request { profile_extra = string.format(
+          ',"runtime":{"parent":%s,"max_age_s":60,"parent":%s}', js(t.tmp .. "/rt"), js(t.tmp .. "/rt2")) },
+        "profile.runtime.parent:" },
+      { "duplicate key, not adjacent: limits",
+        request { profile_extra = ',"limits":{"pids":256,"open_files":256,"pids":512}' }, "profile.limits.pids:" },
+      { "duplicate key, not adjacent: env",
+        request { env = string.format('{"PATH":%s,"A":"1","PATH":%s}', js("/usr/bin:/bin"), js("/bin")) }, "env.PATH:" },
+      -- '~' is not absolute and never expanded (REQ-3)
+      { "runtime parent under ~", request { profile_extra = ',"runtime":{"parent":"~/.cache/sandproof-malformed"}' },
+        "profile.runtime.parent:" },
+      -- a protected name is a plain relative name: no trailing '/' (META-1)
+      { "protected name ending in /", request { wr_extra = ',"protected_metadata_names":[".git/hooks/"]' },
+        "protected_metadata_names[0]:" },
     }
     -- positive control: the valid request runs
     local r0 = t:sandbox { raw_request = request(), command = { "true" } } -- command: unused, t:sandbox wants one

@@ -529,14 +529,21 @@ end
 -- gc_async, after o.delay_ms in the background: { ran, evicted, skipped,
 -- summary } (gc_async: a handle whose :wait() returns it).  Unsupported
 -- unless the runner has capability gc.
-local GC_KEYS = check.set { "parent", "max_age_s", "max_roots" }
+local GC_KEYS = check.set { "parent", "max_age_s", "max_roots", "mounts" }
 local GC_ASYNC_KEYS = check.set { "parent", "max_age_s", "max_roots", "delay_ms" }
 local function gc_opts(o, known, where)
   check.keys(o, known, where, 3)
   if type(o) ~= "table" or type(o.parent) ~= "string" then error(where .. ": parent (a directory) is required", 3) end
   for k in pairs(known) do
-    if k ~= "parent" then check.type(o, k, "integer", where, 3) end
+    if k ~= "parent" and k ~= "mounts" then check.type(o, k, "integer", where, 3) end
   end
+  for i, m in ipairs(type(o.mounts) == "table" and o.mounts or {}) do
+    if type(m) ~= "table" or type(m.at) ~= "string" or
+       (type(m.bind) == "string") == (type(m.tmpfs) == "string") then
+      error(string.format("%s: mounts[%d] must be { at = DIR, bind = SRC } or { at = DIR, tmpfs = TEXT }", where, i), 3)
+    end
+  end
+  if o.mounts ~= nil and type(o.mounts) ~= "table" then error(where .. ": mounts must be a list", 3) end
 end
 
 function T:gc(o)

@@ -15,6 +15,7 @@
 -- has capability sessions.
 local sp = require "sp"
 local check = require "sandproof.check"
+local encoded = require "sandproof.encoded"
 
 local M = {}
 local S = {}
@@ -53,6 +54,8 @@ local function decode(t, line, wait_ms)
     resp.output = bytes
   end
   if resp.outcome == sp.null then resp.outcome = nil end
+  local cerr = encoded.decode_changes(resp.outcome)
+  if cerr then t:error("session outcome " .. cerr) end
   resp.wait_ms = wait_ms
   return resp
 end

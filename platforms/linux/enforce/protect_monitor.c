@@ -1,9 +1,9 @@
 /* protect_monitor.c - the create monitor: inotify watches on the watch
  * parents of the plans, decisions by name, watch-then-scan into new
  * ancestors (contract and limits in protect.h). */
+#include "handoff.h"
 #include "protect_int.h"
 
-#include <linux/io_uring.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -582,32 +582,6 @@ int protect_monitor_service(struct protect_mon *m, struct protect_event *ev,
 	return m->count ? m->count : r;
 }
 
-/* Give the last reference of the inotify file to the kernel: registered
- * in an io_uring ring whose teardown runs in a kernel worker, so the
- * group's destruction (fsnotify_destroy_group, which waits for the fsnotify
- * mark reaper and an SRCU grace period: 5-25 ms when the CPUs are busy)
- * happens there and not in this process.  -errno when io_uring cannot be
- * used here (disabled, filtered, an old kernel); ifd is then still ours. */
-static int mon_close_async(int ifd)
-{
-	struct io_uring_params p;
-	long ring;
-
-	memset(&p, 0, sizeof(p));
-	ring = syscall(SYS_io_uring_setup, 1, &p);
-	if (ring < 0)
-		return -errno;
-	if (syscall(SYS_io_uring_register, (int)ring, IORING_REGISTER_FILES, &ifd, 1) < 0) {
-		int e = errno;
-
-		close((int)ring);
-		return -e;
-	}
-	close(ifd);
-	close((int)ring);
-	return 0;
-}
-
 /* End the group.  Every mark is removed first, synchronously: once this
  * returns no watch of this run is on any inode and no event can be queued
  * (META-3/4: no mark outlives the runner), and the marks' memory is freed by
@@ -618,7 +592,7 @@ static void mon_release_group(struct protect_mon *m)
 	for (size_t i = 0; i < m->n_node; i++)
 		if (m->node[i].wd >= 0)
 			inotify_rm_watch(m->ifd, m->node[i].wd);
-	if (mon_close_async(m->ifd) < 0)
+	if (handoff_close(m->ifd) < 0) /* handoff.h */
 		close(m->ifd); /* the same end, waited for */
 	m->ifd = -1;
 }

@@ -181,8 +181,8 @@ static int rtwin_canonicalize(const char *path, char *out, size_t outlen)
 	return snprintf(out, outlen, "%s", res) >= (int)outlen ? -ENAMETOOLONG : 0;
 }
 
-/* The protected owner-only descriptor of rtacl_parent_plan(), LocalFree()d
- * pieces in *sids and *acl. */
+/* The protected owner-only descriptor of rtacl_parent_plan(), owned by the
+ * user (sids[0]), LocalFree()d pieces in *sids and *acl. */
 static int rtwin_parent_sd(SECURITY_DESCRIPTOR *sd, PSID sids[RTACL_PLAN_N], PACL *acl)
 {
 	struct rtacl_ace plan[RTACL_PLAN_N];
@@ -206,7 +206,10 @@ static int rtwin_parent_sd(SECURITY_DESCRIPTOR *sd, PSID sids[RTACL_PLAN_N], PAC
 	for (size_t i = 0; i < RTACL_PLAN_N; i++)
 		if (!AddAccessAllowedAceEx(*acl, ACL_REVISION, plan[i].flags, plan[i].mask, sids[i]))
 			return -wenf_errno(GetLastError());
+	/* the owner the check demands (rtacl.h): the user, never the elevated
+	 * token's default (Administrators) */
 	if (!InitializeSecurityDescriptor(sd, SECURITY_DESCRIPTOR_REVISION) ||
+	    !SetSecurityDescriptorOwner(sd, sids[0], FALSE) ||
 	    !SetSecurityDescriptorDacl(sd, TRUE, *acl, FALSE) ||
 	    !SetSecurityDescriptorControl(sd, SE_DACL_PROTECTED, SE_DACL_PROTECTED))
 		return -wenf_errno(GetLastError());

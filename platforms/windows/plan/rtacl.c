@@ -47,9 +47,12 @@ int rtacl_parent_check(const char *owner_sid, const char *user_sid, bool has_dac
 		*why = "the runner's user SID is unknown";
 		return -EPERM;
 	}
-	if (!owner_sid || !rtacl_trusted(owner_sid, user_sid) ||
-	    !strcmp(owner_sid, RTACL_SID_CREATOR_OWNER) || !strcmp(owner_sid, RTACL_SID_OWNER_RIGHTS)) {
-		*why = "owned by another principal (the owner may always rewrite the DACL)";
+	/* The owner may always rewrite the DACL: only the caller itself.  Not
+	 * SYSTEM or Administrators (trusted in ACEs, but a parent they own was
+	 * not made by this user), never OWNER RIGHTS or CREATOR OWNER (they
+	 * stand for an owner, they are none). */
+	if (!owner_sid || strcmp(owner_sid, user_sid)) {
+		*why = "owned by another principal than the runner's user (the owner may always rewrite the DACL)";
 		*who = owner_sid;
 		return -EPERM;
 	}

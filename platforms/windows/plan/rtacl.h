@@ -21,15 +21,19 @@
  * it, from the ACL plan).
  *
  * The check (any parent): a DACL must exist (a NULL DACL lets everyone
- * do everything); the owner (who may always rewrite the DACL) must be
- * trusted; every allow ACE that grants a right letting its holder create,
+ * do everything); the owner (who may always rewrite the DACL) must be the
+ * runner's user itself, no other SID (OWNER RIGHTS and CREATOR OWNER stand
+ * for an owner and are none); every allow ACE that grants a right letting its holder create,
  * rename or delete an entry or change the DACL or owner must name a
  * trusted SID, whatever its inheritance flags (an inherit-only ACE
  * reaches the roots, stamps and leases created below); an ACE type other
- * than plain allow or deny is not understood and refused.  Trusted: the
- * runner's user, SYSTEM and Administrators (both can take any file
- * whatever its DACL, as root can on POSIX), CREATOR OWNER and OWNER RIGHTS
- * (they stand for the owner of the object, itself required trusted). */
+ * than plain allow or deny is not understood and refused.  Trusted in an
+ * ACE: the runner's user, SYSTEM and Administrators (both can take any
+ * file whatever its DACL, as root can on POSIX), CREATOR OWNER and OWNER
+ * RIGHTS (they stand for the owner of the object, itself required to be
+ * the runner's user).  A parent the runner creates is given the user as
+ * its owner explicitly (an elevated token's default owner is
+ * Administrators). */
 #ifndef SANDPROOF_RTACL_H
 #define SANDPROOF_RTACL_H
 

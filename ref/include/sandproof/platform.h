@@ -219,6 +219,32 @@ int platform_replay_crashed(bool dry_run, struct platform_replay *r);
  * contract can be enforced here, 1 when it cannot. */
 int platform_doctor(FILE *out);
 
+/* The change report's event source (OUT-8): the OS watches the write
+ * roots from before the launch, so the report costs what changed, not the
+ * size of the workspace.  An OS without one (or a host that refuses it)
+ * returns -ENOTSUP (or another -errno) from start with why filled: the
+ * core then walks the roots before and after instead.
+ *
+ * start: called before the launch, after the plan; *out owns everything.
+ * pollfd: a descriptor to poll during the run (-1: none); service drains
+ *   it when readable, so a long run's events never pile up in the kernel.
+ * finish: called after platform_release() (what the runner undid is not
+ *   the command's); emits every created, modified and deleted path under
+ *   the write roots, each once, absolute, through emit.  0: complete; 1:
+ *   incomplete (events were lost or a bound was reached: why says which;
+ *   what was emitted is certain); -errno: nothing can be said.
+ * free: releases everything (start's descriptors and marks). */
+enum platform_change { PLATFORM_CREATED, PLATFORM_MODIFIED, PLATFORM_DELETED };
+struct platform_watch;
+typedef void platform_change_fn(void *ctx, enum platform_change op, const char *path);
+int platform_watch_start(const struct request *req, struct platform_watch **out,
+			 char *why, size_t whylen);
+int platform_watch_pollfd(const struct platform_watch *w);
+void platform_watch_service(struct platform_watch *w);
+int platform_watch_finish(struct platform_watch *w, platform_change_fn *emit, void *ctx,
+			  char *why, size_t whylen);
+void platform_watch_free(struct platform_watch *w);
+
 /* After the command's process was reaped: undo host-side effects (remove a
  * protected name the command created, ...) and free the handle.  Returns 1
  * when that found a policy violation (the outcome becomes

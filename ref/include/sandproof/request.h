@@ -74,8 +74,10 @@ extern const char *const request_default_protected[];
  * runner, still refused) and writes into err a message that starts with the
  * field path, e.g.
  *   "profile.filesystem.write_roots[0].rooot: unknown field"
- * and *req holds nothing that needs freeing.  home is used to expand a
- * leading "~/" in profile.runtime.parent (NULL: such a path is refused). */
+ * and *req holds nothing that needs freeing.  home is unused: every path,
+ * profile.runtime.parent included, must be absolute, and a leading '~' is
+ * refused, never expanded (the parameter stays until its callers, in
+ * other parts of the tree, drop it). */
 int request_parse(const char *json, size_t len, const char *home,
 		  struct request *req, char err[REQUEST_ERR_MAX]);
 

@@ -51,12 +51,19 @@ static void test_check(void)
 	};
 	t_ok(rtacl_parent_check(USER, USER, true, profile, 3, &why, &who) == 0,
 	     "check: a profile folder (user, SYSTEM, Administrators) is accepted");
-	t_ok(rtacl_parent_check(RTACL_SID_ADMINS, USER, true, profile, 3, &why, &who) == 0,
-	     "check: owned by Administrators (an elevated runner's default owner) is accepted");
-	t_ok(rtacl_parent_check(OTHER, USER, true, profile, 3, &why, &who) == -EPERM &&
-	     !strcmp(who, OTHER) && strstr(why, "owned by"), "check: another owner is refused");
-	t_ok(rtacl_parent_check(RTACL_SID_CREATOR_OWNER, USER, true, profile, 3, &why, &who) == -EPERM,
-	     "check: CREATOR OWNER is no owner");
+	/* the owner is the caller's SID and no other: every other SID, the
+	 * ones trusted in ACEs included, is refused and named */
+	static const struct { const char *sid, *what; } owners[] = {
+		{OTHER, "another user"}, {RTACL_SID_ADMINS, "Administrators"},
+		{RTACL_SID_SYSTEM, "SYSTEM"}, {RTACL_SID_OWNER_RIGHTS, "OWNER RIGHTS (S-1-3-4)"},
+		{RTACL_SID_CREATOR_OWNER, "CREATOR OWNER (S-1-3-0)"}, {EVERYONE, "Everyone"},
+		{USERS, "Users"}, {USER "0", "the user's SID with a digit more"},
+		{"S-1-5-21-1-2-3", "the user's domain"},
+	};
+	for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++)
+		t_ok(rtacl_parent_check(owners[i].sid, USER, true, profile, 3, &why, &who) == -EPERM &&
+		     who && !strcmp(who, owners[i].sid) && strstr(why, "owned by"),
+		     "check: owned by %s is refused, naming it", owners[i].what);
 	t_ok(rtacl_parent_check(NULL, USER, true, profile, 3, &why, &who) == -EPERM,
 	     "check: no owner is refused");
 	t_ok(rtacl_parent_check(USER, USER, false, NULL, 0, &why, &who) == -EPERM &&
