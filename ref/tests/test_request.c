@@ -120,6 +120,15 @@ static const struct bad {
 	 "duplicate key"},
 	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"A\":\"1\",\"B\":\"2\",\"A\":\"3\"}}", "env.A",
 	 "duplicate key"},
+	/* env's duplicates are found by sorting: the member named is still the
+	 * earliest one a later member repeats, and a bad name before it is
+	 * still reported first (document order) */
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"Z\":\"1\",\"B\":\"2\",\"B\":\"3\",\"Z\":\"4\"}}",
+	 "env.Z", "duplicate key"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"C\":\"1\",\"A\":\"2\",\"B\":\"3\",\"A\":\"4\",\"C\":\"5\"}}",
+	 "env.C", "duplicate key"},
+	{"{\"version\":1,\"command\":[\"true\"],\"env\":{\"X=\":\"1\",\"A\":\"2\",\"A\":\"3\"}}",
+	 "env.X=", "variable name must be non-empty"},
 	{"{\"version\":1,\"command\":[\"\xff\"]}", "command[0]", "invalid UTF-8"},
 	{"{\"version\":1,\"command\":[\"\xc0\xaf\"]}", "command[0]", "invalid UTF-8"},
 	/* the grammar, exactly RFC 8259: what cJSON would read leniently */
