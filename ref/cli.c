@@ -264,7 +264,7 @@ int cli_read_request(const char *reqpath, long wait_s,
 			reqpath, strerror(-rc));
 		return EXIT_USAGE;
 	}
-	rc = request_parse_with(text, len, getenv("HOME"), rules, req, err);
+	rc = request_parse_with(text, len, rules, req, err);
 	free(text);
 	if (rc < 0) {
 		fprintf(stderr, "sandproof-ref: %s\n", err);

@@ -372,7 +372,7 @@ int exec_build(int argc, char **argv, struct request *req, struct run_io *io)
 	if (rc == 0 && !(tree = build_tree(&f, argc - optind, argv + optind)))
 		rc = -ENOMEM;
 	if (rc == 0) {
-		rc = request_parse_tree(tree, getenv("HOME"), platform_path_rules(), req, err);
+		rc = request_parse_tree(tree, platform_path_rules(), req, err);
 		if (rc == -EINVAL) {
 			const char *flag = flag_of(err);
 

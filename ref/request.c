@@ -744,25 +744,24 @@ static int parse_finish(int rc, struct request *req, char *err)
 	return 0;
 }
 
-int request_parse_tree(const cJSON *root, const char *home,
+int request_parse_tree(const cJSON *root,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
 	struct pctx c = {.err = err, .rules = rules ? rules : &request_posix_path_rules};
 
-	(void)home; /* unused: '~' is never expanded (request.h) */
 	request_init(req);
 	err[0] = '\0';
 	return parse_finish(parse_root(&c, root, req), req, err);
 }
 
-int request_parse(const char *json, size_t len, const char *home,
+int request_parse(const char *json, size_t len,
 		  struct request *req, char err[REQUEST_ERR_MAX])
 {
-	return request_parse_with(json, len, home, NULL, req, err);
+	return request_parse_with(json, len, NULL, req, err);
 }
 
-int request_parse_with(const char *json, size_t len, const char *home,
+int request_parse_with(const char *json, size_t len,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX])
 {
@@ -770,7 +769,6 @@ int request_parse_with(const char *json, size_t len, const char *home,
 	cJSON *root = NULL;
 	int rc;
 
-	(void)home; /* unused: '~' is never expanded (request.h) */
 	request_init(req);
 	err[0] = '\0';
 	if (len > REQUEST_MAX_BYTES)

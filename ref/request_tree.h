@@ -14,7 +14,7 @@
 #include "sandproof/request.h"
 
 /* As request_parse_with(), for a tree the caller owns and frees. */
-int request_parse_tree(const cJSON *root, const char *home,
+int request_parse_tree(const cJSON *root,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX]);
 

@@ -42,7 +42,7 @@ static int start_request(struct server *sv, const struct line *l, struct request
 		serve_respond_error(sv, "start.request: missing (a request object, as run takes)");
 		return -1;
 	}
-	if (request_parse_with(l->text + l->off[SK_REQUEST], l->vlen[SK_REQUEST], getenv("HOME"),
+	if (request_parse_with(l->text + l->off[SK_REQUEST], l->vlen[SK_REQUEST],
 			       platform_path_rules(), req, err) < 0) {
 		serve_respond_error(sv, "start.request: %s", err);
 		return -1;

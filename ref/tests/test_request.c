@@ -167,7 +167,7 @@ static void check_bad(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const struct bad *b = &bad[i];
 		size_t pl = strlen(b->path);
-		int rc = request_parse(b->json, strlen(b->json), "/home/u", &req, err);
+		int rc = request_parse(b->json, strlen(b->json), &req, err);
 
 		t_ok(rc == -EINVAL && strncmp(err, b->path, pl) == 0 &&
 			     err[pl] == ':' && strstr(err, b->why) != NULL,
@@ -210,7 +210,7 @@ static void check_control_bytes(void)
 
 			memcpy(text, tmpl[i], n + 1);
 			*strchr(text, '@') = (char)c;
-			rc = request_parse(text, n, NULL, &req, err);
+			rc = request_parse(text, n, &req, err);
 
 			total++;
 			if (rc == -EINVAL && strstr(err, "unexpected byte 0x"))
@@ -228,7 +228,7 @@ static void check_control_bytes(void)
 	static const char repro[] = "{\"version\":1,\"command\":[\"sh\",\"-c\",\"echo pwned > "
 		"/tmp/t/ws/other\"],\"cwd\":\"/\",\"profile\":{\"filesystem\":{\"write_roots\":"
 		"[{\"root\":\x1f\"/tmp/t/ws\\u0000/sub\"}]}}}";
-	int rc = request_parse(repro, sizeof(repro) - 1, NULL, &req, err);
+	int rc = request_parse(repro, sizeof(repro) - 1, &req, err);
 
 	t_ok(rc == -EINVAL && strncmp(err, "profile.filesystem.write_roots[0].root: unexpected byte 0x1f",
 				      60) == 0, "widened write root refused: %s", rc ? err : "accepted");
@@ -249,7 +249,7 @@ static void check_depth(void)
 	for (int i = 0; i < JSCAN_DEPTH; i++)
 		text[n++] = ']';
 	text[n++] = '}';
-	rc = request_parse(text, (size_t)n, NULL, &req, err);
+	rc = request_parse(text, (size_t)n, &req, err);
 	t_ok(rc == -EINVAL && strstr(err, "nested deeper than 64 levels"),
 	     "deep nesting refused: %s", rc ? err : "accepted");
 	if (rc == 0)
@@ -265,16 +265,16 @@ static void check_nul_byte_and_size(void)
 	char *text = malloc(big + 1);
 	int rc;
 
-	rc = request_parse(raw, sizeof(raw) - 1, NULL, &req, err);
+	rc = request_parse(raw, sizeof(raw) - 1, &req, err);
 	t_ok(rc == -EINVAL && strstr(err, "NUL") != NULL,
 	     "raw NUL byte refused: %s", err);
 	memset(text, ' ', big);
 	memcpy(text, "{\"version\":1,\"command\":[\"true\"]}", 32);
 	text[big] = '\0';
-	rc = request_parse(text, big, NULL, &req, err);
+	rc = request_parse(text, big, &req, err);
 	t_ok(rc == -EINVAL && strncmp(err, "request: larger than", 20) == 0,
 	     "oversize request refused: %s", err);
-	rc = request_parse(text, big - 1, NULL, &req, err);
+	rc = request_parse(text, big - 1, &req, err);
 	t_ok(rc == 0, "request of exactly the limit accepted: %s", rc ? err : "ok");
 	if (rc == 0)
 		request_free(&req);
@@ -295,7 +295,7 @@ static void check_good(void)
 		"\"runtime\":{\"parent\":\"/home/u/.cache/rt\",\"max_age_s\":60,\"max_roots\":3}}}";
 	char err[REQUEST_ERR_MAX];
 	struct request r;
-	int rc = request_parse(full, sizeof(full) - 1, "/home/u", &r, err);
+	int rc = request_parse(full, sizeof(full) - 1, &r, err);
 
 	if (!t_ok(rc == 0, "full example request parses: %s", rc ? err : "ok"))
 		return;
@@ -318,7 +318,7 @@ static void check_good(void)
 
 	static const char min[] = "{\"version\":1,\"command\":[\"true\"],"
 		"\"profile\":{\"filesystem\":{\"write_roots\":[{\"root\":\"/w\"}]}}}";
-	rc = request_parse(min, sizeof(min) - 1, NULL, &r, err);
+	rc = request_parse(min, sizeof(min) - 1, &r, err);
 	if (!t_ok(rc == 0, "minimal request parses: %s", rc ? err : "ok"))
 		return;
 	t_ok(r.fs_kind == FS_RESTRICTED && r.network == NET_DENY,
@@ -335,7 +335,7 @@ static void check_good(void)
 	request_free(&r);
 
 	static const char esc[] = "{\"version\":1,\"command\":[\"\\u00e9\\\\u0000\"]}";
-	rc = request_parse(esc, sizeof(esc) - 1, NULL, &r, err);
+	rc = request_parse(esc, sizeof(esc) - 1, &r, err);
 	t_ok(rc == 0 && strcmp(r.command.v[0], "\xc3\xa9\\u0000") == 0,
 	     "escaped backslash before u0000 is text, not NUL: %s", rc ? err : "ok");
 	if (rc == 0)

@@ -43,7 +43,7 @@ static void check_bad(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const struct bad *b = &bad[i];
 		size_t pl = strlen(b->path);
-		int rc = request_parse(b->json, strlen(b->json), NULL, &req, err);
+		int rc = request_parse(b->json, strlen(b->json), &req, err);
 
 		t_ok(rc == -EINVAL && strncmp(err, b->path, pl) == 0 && err[pl] == ':' &&
 			     strstr(err, b->why) != NULL,
@@ -62,7 +62,7 @@ static void check_good(void)
 	static const uint64_t want[LIMIT_COUNT] = {64, 67108864, 4096, 8192, 1, 604800};
 	char err[REQUEST_ERR_MAX];
 	struct request r;
-	int rc = request_parse(all, sizeof(all) - 1, NULL, &r, err);
+	int rc = request_parse(all, sizeof(all) - 1, &r, err);
 	bool same = rc == 0;
 
 	for (int i = 0; same && i < LIMIT_COUNT; i++)
@@ -73,7 +73,7 @@ static void check_good(void)
 	for (int k = 0; k < 2; k++) {
 		const char *j = k ? absent : none;
 
-		rc = request_parse(j, strlen(j), NULL, &r, err);
+		rc = request_parse(j, strlen(j), &r, err);
 		same = rc == 0;
 		for (int i = 0; same && i < LIMIT_COUNT; i++)
 			same = r.limits.value[i] == 0 &&

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 	(void)jscan_check((const char *)data, size, &strs, err, sizeof(err));
 	jscan_strings_free(&strs);
-	if (request_parse((const char *)data, size, NULL, &req, err) == 0)
+	if (request_parse((const char *)data, size, &req, err) == 0)
 		request_free(&req);
 	return 0;
 }

@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	char err[REQUEST_ERR_MAX];
 	struct request req;
 
-	int rc = request_parse((const char *)data, size, "/home/fuzz", &req, err);
+	int rc = request_parse((const char *)data, size, &req, err);
 
 	require(rc != -EPROTO, "the two JSON parsers disagree", err);
 	if (rc == 0) {

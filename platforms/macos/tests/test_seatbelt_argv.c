@@ -42,7 +42,7 @@ static char area[128], argv_log[160];
 static int parse(const char *json, struct request *req)
 {
 	char err[REQUEST_ERR_MAX];
-	int rc = request_parse(json, strlen(json), NULL, req, err);
+	int rc = request_parse(json, strlen(json), req, err);
 
 	if (rc < 0)
 		printf("# request_parse: %s\n", err);

@@ -74,11 +74,10 @@ extern const char *const request_default_protected[];
  * runner, still refused) and writes into err a message that starts with the
  * field path, e.g.
  *   "profile.filesystem.write_roots[0].rooot: unknown field"
- * and *req holds nothing that needs freeing.  home is unused: every path,
- * profile.runtime.parent included, must be absolute, and a leading '~' is
- * refused, never expanded (the parameter stays until its callers, in
- * other parts of the tree, drop it). */
-int request_parse(const char *json, size_t len, const char *home,
+ * and *req holds nothing that needs freeing.  Every path,
+ * profile.runtime.parent included, must be absolute: a leading '~' is
+ * refused, never expanded. */
+int request_parse(const char *json, size_t len,
 		  struct request *req, char err[REQUEST_ERR_MAX]);
 
 /* Fill *req with the defaults of an empty profile (restricted filesystem,
@@ -106,7 +105,7 @@ struct request_path_rules {
 extern const struct request_path_rules request_posix_path_rules;
 
 /* As request_parse, judging paths by rules (NULL: POSIX). */
-int request_parse_with(const char *json, size_t len, const char *home,
+int request_parse_with(const char *json, size_t len,
 		       const struct request_path_rules *rules, struct request *req,
 		       char err[REQUEST_ERR_MAX]);
 

@@ -776,7 +776,7 @@ static void check_file(struct tally *t, const char *path)
 	int rc;
 
 	t->files++;
-	if (!text || request_parse(text, len, HOME, &r, err) < 0) {
+	if (!text || request_parse(text, len, &r, err) < 0) {
 		t->refused_parse++;
 		free(text);
 		return;

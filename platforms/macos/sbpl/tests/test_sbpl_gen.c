@@ -23,7 +23,7 @@ static const char *const tmpdir = "/Users/dev/Library/Caches/sandproof/0123/tmp"
 static int parse(const char *json, struct request *req)
 {
 	char err[REQUEST_ERR_MAX];
-	int rc = request_parse(json, strlen(json), "/Users/dev", req, err);
+	int rc = request_parse(json, strlen(json), req, err);
 
 	if (rc)
 		printf("# request_parse: %s\n", err);

@@ -406,7 +406,7 @@ static int check_request(const char *dir, const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
 	json = slurp(path);
-	if (!json || request_parse_with(json, strlen(json), NULL, &winpath_request_rules, &req, err)) {
+	if (!json || request_parse_with(json, strlen(json), &winpath_request_rules, &req, err)) {
 		t_ok(0, "%s: the request parses", name);
 		free(json);
 		free(temp);

@@ -201,7 +201,7 @@ static void test_compare(void)
 static int parse(const char *json, const struct request_path_rules *rules,
 		 struct request *r, char *err)
 {
-	return request_parse_with(json, strlen(json), NULL, rules, r, err);
+	return request_parse_with(json, strlen(json), rules, r, err);
 }
 
 #define WREQ(fs) "{\"version\":1,\"command\":[\"cmd\"],\"cwd\":\"c:/w\",\"profile\":{\"filesystem\":" fs "}}"

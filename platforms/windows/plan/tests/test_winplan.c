@@ -186,7 +186,7 @@ static void check_token_net(const struct request *req, const struct winplan *p, 
 static int parse(const char *json, struct request *r)
 {
 	char err[REQUEST_ERR_MAX];
-	int rc = request_parse_with(json, strlen(json), NULL, &winpath_request_rules, r, err);
+	int rc = request_parse_with(json, strlen(json), &winpath_request_rules, r, err);
 
 	if (rc)
 		printf("# request_parse: %s\n%s\n", err, json);
