@@ -171,6 +171,12 @@ if grep -qE "^fail +fs\.fails_too +box +observed=not_ok +impact: fidelity$" "$tm
 	ok "a fail of another clause: no declaration"
 else notok "undeclared fail: $(grep 'fs.fails_too ' "$tmp/dn.log" | head -c 400)"; fi
 
+# a bare program name is looked up on PATH
+mkdir -p "$tmp/bin" && cp "$tmp/c/decl" "$tmp/bin/pathbox" && printf '{"version":1}\n' >"$tmp/bin/pathbox.capabilities.json"
+PATH="$tmp/bin:$PATH" "$sp" run --runner contract:pathbox --filter fs.plain --out "$tmp/pb" >"$tmp/pb.log" 2>&1
+sc_expect "$tmp/pb.log" fs.plain pathbox ok "contract:NAME found on PATH"
+expect 2 "contract:nosuchbox: cannot be run" "contract:NAME on no PATH directory" run --runner contract:nosuchbox --out "$tmp/o"
+
 # sandproof-ref answers --sandproof-capabilities itself: every capability
 sc_run "$sp" run --runner "contract:$ref" --filter 'fs.needs_gc' --out "$tmp/self" >"$tmp/self.log" 2>&1
 sc_expect "$tmp/self.log" fs.needs_gc sandproof-ref ok "sandproof-ref's own capability object declares gc"

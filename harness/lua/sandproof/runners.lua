@@ -4,7 +4,8 @@
 --
 --   NAME                  a built-in adapter (<harness>/runners/NAME.lua), else
 --                         NAME.lua in a directory of SANDPROOF_RUNNER_PATH
---   [NAME=]contract:PATH  a program that speaks the contract (sandproof.contract)
+--   [NAME=]contract:PATH  a program that speaks the contract (sandproof.contract);
+--                         a PATH without '/' is looked up on $PATH
 --   [NAME=]FILE.lua       a Lua adapter file (also [NAME=]adapter:FILE, and
 --                         `--adapter FILE.lua`); a FILE holds a '/' or ends in .lua
 --
@@ -216,6 +217,12 @@ function M.resolve(arg, paths)
     local f, serr = search(paths, p.name)
     if not f then return nil, serr end
     p.kind, p.path, p.name = "adapter", f, p.name
+  end
+  if p.kind == "contract" and not p.path:find("[/\\]") then
+    -- a bare program name is looked up on PATH, as a shell does
+    for d in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+      if sp.executable(d .. "/" .. p.path) then p.path = d .. "/" .. p.path break end
+    end
   end
   if p.kind ~= "name" then
     local what = p.kind == "contract" and "contract:" .. p.path or "adapter " .. p.path
