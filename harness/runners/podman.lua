@@ -3,7 +3,7 @@
 -- through podman's command line with the flags a careful integrator passes
 -- (docs/RUNNERS.md, "podman"; every flag and why: docs/peers/podman.md):
 --
---   podman run --rm --pull never --init --read-only --read-only-tmpfs=false
+--   podman run --rm --pull never --init --interactive --read-only --read-only-tmpfs=false
 --     --cap-drop all --security-opt no-new-privileges --cgroups disabled
 --     --network none (deny) | host (allow: the harness's lab)
 --     -v WS:WS (each write root, rw)  -v P:P:ro (read-only subpaths,
@@ -39,7 +39,7 @@ M.timeout_scale = 5
 local PROGRAMS = { "sh", "dash", "cat", "ls", "mkdir", "sleep", "env", "head", "tail", "cp", "mv",
                    "ln", "rm", "rmdir", "stat", "touch", "tr", "wc", "seq", "dd", "id", "setsid",
                    "sed", "grep", "true", "false", "yes", "chmod", "timeout", "readlink", "mktemp",
-                   "uname", "printf", "echo", "kill", "sync", "awk", "unshare" }
+                   "uname", "printf", "echo", "kill", "sync", "awk", "unshare", "script" }
 local FILES = { "/etc/passwd", "/etc/group" }
 -- empty directories of the image's own (never the host's, whose contents
 -- and times change), mode 0755 or (/tmp, /var/tmp) 01777
@@ -327,7 +327,7 @@ local function build(t, spec, s, img, name)
   local p = spec.profile or {}
   local fs = p.filesystem or {}
   local net = (p.network and p.network.mode) or "deny"
-  local a = { "run", "--rm", "--pull", "never", "--name", name, "--init",
+  local a = { "run", "--rm", "--pull", "never", "--name", name, "--init", "--interactive",
     "--read-only", "--read-only-tmpfs=false", "--cap-drop", "all",
     "--security-opt", "no-new-privileges", "--cgroups", "disabled",
     "--network", net == "allow" and "host" or "none" }
