@@ -1,6 +1,6 @@
 /* main.c - the sandproof command line.
  *
- *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
+ *   sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB] [--out DIR]
  *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
  *   sandproof list [--filter GLOB]
  *   sandproof env
@@ -41,11 +41,11 @@
 #define EXIT_INTERNAL SESSION_EXIT_INTERNAL
 
 static const char usage[] =
-"usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
-"                     [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
+"usage: sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB]\n"
+"                     [--out DIR] [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
 "       sandproof list [--filter GLOB]\n"
 "       sandproof env\n"
-"       sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n"
+"       sandproof smoke [--out DIR] [--runner RUNNER[,RUNNER...]] [--db-wait S]\n"
 "       sandproof report DB [--format html|junit|markdown|tap] [-o FILE]\n"
 "       sandproof diff OLD NEW [--runner R]   (OLD: a database or --baseline FILE)\n"
 "       sandproof baseline DB -o FILE\n"
@@ -79,8 +79,13 @@ static const char usage[] =
 "       property fails, 3 when this host cannot enforce the contract at all\n"
 "       or a result could not be recorded (as for run).\n"
 "\n"
-"Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
-"the negative control).\n";
+"RUNNER (docs/RUNNERS.md, \"Naming a runner\"): NAME, a built-in adapter\n"
+"(harness/runners/NAME.lua: ref, sandproof-ref; none, no sandbox, the negative\n"
+"control; the peers bwrap, firejail, codex, srt, podman) or NAME.lua on\n"
+"SANDPROOF_RUNNER_PATH; [NAME=]contract:PATH, a program that speaks the\n"
+"contract (docs/YOUR-RUNNER.md); [NAME=]FILE.lua, a Lua adapter (also\n"
+"--adapter FILE.lua, repeatable).  --runner is repeatable; a bad runner\n"
+"exits 2 before anything runs.\n";
 
 static struct scen_paths paths;
 static char exe_dir[PATH_MAX];

@@ -232,7 +232,7 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 			*wait_s = (unsigned)v;
 		} else {
 			fprintf(stderr, "sandproof smoke: bad option or number\n"
-				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n");
+				"usage: sandproof smoke [--out DIR] [--runner RUNNER[,RUNNER...]] [--db-wait S]\n");
 			return SESSION_EXIT_USAGE;
 		}
 	}
