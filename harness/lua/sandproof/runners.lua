@@ -161,23 +161,24 @@ local function load_file(name, file)
   return a
 end
 
--- The adapter a parsed runner names (p.name set), unchecked; nil, message.
+-- The adapter a parsed runner names (p.name set), unchecked, and where it
+-- came from ("runner NAME (FILE)"); nil, where and the message when it
+-- does not load.
 local function load_parsed(p, paths)
+  local where = p.kind == "contract" and string.format("runner %s (contract:%s)", p.name, p.path)
+             or p.kind == "adapter" and string.format("runner %s (%s)", p.name, p.path)
+             or "runner " .. p.name
   if p.kind == "contract" then
     local a, err = require("sandproof.contract").for_path(p.name, p.path)
-    if not a then return nil, string.format("runner %s (contract:%s): %s", p.name, p.path, err) end
-    return a, string.format("runner %s (contract:%s)", p.name, p.path)
+    return a, where, err
   elseif p.kind == "adapter" then
     local a, err = load_file(p.name, p.path)
-    if a == nil and err then return nil, string.format("runner %s (%s): %s", p.name, p.path, err) end
-    return a, string.format("runner %s (%s)", p.name, p.path)
+    return a, where, err
   end
-  if not sp.exists(builtin_file(paths, p.name)) then
-    return nil, "unknown runner '" .. p.name .. "'"
-  end
+  if not sp.exists(builtin_file(paths, p.name)) then return nil, where, "not a built-in adapter" end
   local ok, a = pcall(require, p.name)
-  if not ok then return nil, string.format("runner %s: %s", p.name, tostring(a)) end
-  return a, "runner " .. p.name
+  if not ok then return nil, where, tostring(a) end
+  return a, where
 end
 
 -- The checked adapter of a canonical spec (resolve's), and its name: nil
@@ -186,9 +187,9 @@ end
 function M.load(spec, paths)
   local p, err = M.parse(spec)
   if not p then return nil, err end
-  p.name = p.name or (p.kind == "name" and p.name) or derived_name(p.path, p.kind == "adapter")
-  local a, where = load_parsed(p, paths)
-  if not a then return nil, where end
+  if p.kind ~= "name" then p.name = p.name or derived_name(p.path, p.kind == "adapter") end
+  local a, where, lerr = load_parsed(p, paths)
+  if lerr then return nil, where .. ": " .. lerr end
   local bad = M.problem(where, a)
   if bad then return nil, bad end
   return a, p.name
@@ -207,6 +208,34 @@ local function search(paths, name)
                        or "; SANDPROOF_RUNNER_PATH is not set")
 end
 
+-- nil, or what is wrong with the file a contract runner or an adapter
+-- names; p.path made absolute, p.name given or made from the file's name.
+local function file_problem(p, arg, paths)
+  local what = p.kind == "contract" and "contract:" .. p.path or "adapter " .. p.path
+  local abs, aerr = absolute(p.path)
+  if not abs then return what .. ": " .. tostring(aerr) end
+  if p.kind == "contract" then
+    local ok, xerr = sp.executable(abs)
+    if not ok then return string.format("contract:%s: cannot be run: %s", p.path, tostring(xerr)) end
+  else
+    local real, rerr = sp.realpath(abs)
+    if not real then return what .. ": " .. tostring(rerr) end
+    local st = sp.lstat(real)
+    if not (st and st.type == "file") then return what .. ": not a file" end
+  end
+  p.path = abs
+  p.name = p.name or derived_name(abs, p.kind == "adapter")
+  if not p.name then
+    return string.format("'%s': no name can be made from the file's name; give one (NAME=%s)", arg, arg)
+  end
+  local bad = M.name_problem(p.name)
+  if bad then return bad .. string.format(" (made from '%s'; give one: NAME=%s)", p.path, arg) end
+  if sp.exists(builtin_file(paths, p.name)) then
+    return string.format("runner name '%s' is a built-in adapter's; name this one, e.g. my%s=%s",
+      p.name, p.name, arg)
+  end
+end
+
 -- What arg (a --runner element, or --adapter's FILE) names: { name, spec
 -- (canonical), timeout_scale }, every check done; nil and the message
 -- naming what is wrong (the harness exits 2 with it).
@@ -216,7 +245,7 @@ function M.resolve(arg, paths)
   if p.kind == "name" and not sp.exists(builtin_file(paths, p.name)) then
     local f, serr = search(paths, p.name)
     if not f then return nil, serr end
-    p.kind, p.path, p.name = "adapter", f, p.name
+    p.kind, p.path = "adapter", f
   end
   if p.kind == "contract" and not p.path:find("[/\\]") then
     -- a bare program name is looked up on PATH, as a shell does
@@ -225,28 +254,8 @@ function M.resolve(arg, paths)
     end
   end
   if p.kind ~= "name" then
-    local what = p.kind == "contract" and "contract:" .. p.path or "adapter " .. p.path
-    local abs, aerr = absolute(p.path)
-    if not abs then return nil, what .. ": " .. tostring(aerr) end
-    if p.kind == "contract" then
-      local ok, xerr = sp.executable(abs)
-      if not ok then return nil, string.format("contract:%s: cannot be run: %s", p.path, tostring(xerr)) end
-    else
-      local st, serr = sp.lstat(abs)
-      if not st then return nil, what .. ": " .. tostring(serr) end
-      if sp.realpath(abs) == nil or (st.type ~= "file" and st.type ~= "link") then
-        return nil, what .. ": not a file"
-      end
-    end
-    p.path = abs
-    p.name = p.name or derived_name(abs, p.kind == "adapter")
-    if not p.name then return nil, string.format("'%s': no name can be made from the file's name; give one (NAME=%s)", arg, arg) end
-    local bad = M.name_problem(p.name)
-    if bad then return nil, bad .. string.format(" (made from '%s'; give one: NAME=%s)", p.path, arg) end
-    if sp.exists(builtin_file(paths, p.name)) then
-      return nil, string.format("runner name '%s' is a built-in adapter's; name this one, e.g. my%s=%s",
-        p.name, p.name, arg)
-    end
+    local bad = file_problem(p, arg, paths)
+    if bad then return nil, bad end
   end
   local spec = p.kind == "name" and p.name or string.format("%s=%s:%s", p.name, p.kind, p.path)
   local a, lerr = M.load(spec, paths)
