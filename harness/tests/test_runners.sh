@@ -249,4 +249,6 @@ else notok "env: $(head -c 400 "$tmp/env.json")"; fi
 expect 2 "contract:$tmp/nosuch: cannot be run" "explore: a missing contract program" \
 	explore --runner "contract:$tmp/nosuch" --budget 1 --out "$tmp/o"
 expect 2 "runner bad \\($tmp/a/bad.lua\\)" "smoke: a malformed adapter" smoke --runner "$tmp/a/bad.lua" --out "$tmp/o"
+expect 0 "^explore sandproof-ref: 2 programs" "explore: sandproof-ref as a contract runner" \
+	explore --runner "contract:$ref" --budget 2 --out "$tmp/ex"
 tap_end "$tmp/out"
