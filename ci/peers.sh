@@ -1,16 +1,32 @@
 #!/bin/sh
 # ci/peers.sh - install the real sandboxes ("peers") the conformance matrix
-# drives: bubblewrap and firejail from Debian, pinned to the versions below,
-# then the npm peers through ci/peers-npm.sh when that script exists.
+# drives: bubblewrap, firejail and podman (with crun and what rootless podman
+# needs) from Debian, pinned to the versions below, then the npm peers through
+# ci/peers-npm.sh when that script exists; and, for rootless podman,
+# subordinate uid and gid ranges for the unprivileged test user
+# sandproof-test (created as ci/unpriv.sh creates it).
 # Idempotent and non-interactive: a package already at its pinned version is
 # left alone; apt's lists are refreshed only when a pinned version is not
-# offered by the current lists.  Exit status 0 when every peer is in place.
+# offered by the current lists; an existing /etc/subuid or /etc/subgid entry
+# of that user is kept.  Exit status 0 when every peer is in place.
 set -eu
 
 # Pinned versions (Debian 12 "bookworm"; bubblewrap from bookworm-security).
 # Bump them here, and the matrix in docs/RUNNERS.md records what ran.
 BWRAP_VERSION="0.8.0-2+deb12u1"
 FIREJAIL_VERSION="0.9.72-2"
+# podman and its OCI runtime; conmon, catatonit (--init) and, for rootless
+# podman, newuidmap/newgidmap (uidmap), slirp4netns and fuse-overlayfs
+PODMAN_VERSION="4.3.1+ds1-8+deb12u1+b3"
+CRUN_VERSION="1.8.1-1+deb12u1"
+CONMON_VERSION="2.1.6+ds1-1"
+CATATONIT_VERSION="0.1.7-1+b2"
+UIDMAP_VERSION="1:4.13+dfsg1-1+deb12u2"
+SLIRP4NETNS_VERSION="1.2.0-1"
+FUSE_OVERLAYFS_VERSION="1.10-1"
+# the unprivileged user of ci/unpriv.sh, and the subordinate ids it gets
+UNPRIV_USER=sandproof-test
+SUBID_COUNT=65536
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -30,7 +46,10 @@ offered() { # package version -> 0 when apt's lists offer exactly that version
 }
 
 want=""
-for pv in "bubblewrap=$BWRAP_VERSION" "firejail=$FIREJAIL_VERSION"; do
+for pv in "bubblewrap=$BWRAP_VERSION" "firejail=$FIREJAIL_VERSION" "podman=$PODMAN_VERSION" \
+	"crun=$CRUN_VERSION" "conmon=$CONMON_VERSION" "catatonit=$CATATONIT_VERSION" \
+	"uidmap=$UIDMAP_VERSION" "slirp4netns=$SLIRP4NETNS_VERSION" \
+	"fuse-overlayfs=$FUSE_OVERLAYFS_VERSION"; do
 	p=${pv%%=*} v=${pv#*=}
 	[ "$(installed_version "$p")" = "$v" ] || want="$want $pv"
 done
@@ -56,6 +75,20 @@ if [ -n "$want" ]; then
 		fi
 	done
 fi
+
+# subid_add FILE: a range of SUBID_COUNT ids for UNPRIV_USER in FILE
+# (/etc/subuid or /etc/subgid), after every range already there, unless the
+# user has one.
+subid_add() {
+	[ -f "$1" ] && grep -q "^$UNPRIV_USER:" "$1" && return 0
+	start=$( (cat "$1" 2>/dev/null || true) |
+		awk -F: 'BEGIN { e = 100000 } NF == 3 && $2 + $3 > e { e = $2 + $3 } END { print e }')
+	echo "$UNPRIV_USER:$start:$SUBID_COUNT" | $SUDO tee -a "$1" >/dev/null
+}
+id "$UNPRIV_USER" >/dev/null 2>&1 ||
+	$SUDO useradd --system --create-home --shell /bin/sh "$UNPRIV_USER"
+subid_add /etc/subuid
+subid_add /etc/subgid
 
 if [ -f ci/peers-npm.sh ]; then
 	sh ci/peers-npm.sh

@@ -58,7 +58,7 @@ q() { sqlite3 -separator '	' "$db" "$latest $1"; }
 	echo "| runner | user | version | pass | fail | skip | unsupported | inconclusive | error | not run |"
 	echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	q "select '| ' || runner || ' | ' || u || ' | ' ||
-	     coalesce(max(json_extract(env, '\$.runners.' || runner)), '') || ' | ' ||
+	     coalesce(max(json_extract(env, '\$.runners.\"' || runner || '\"')), '') || ' | ' ||
 	     sum(verdict = 'pass') || ' | ' || sum(verdict = 'fail') || ' | ' || sum(verdict = 'skip') || ' | ' ||
 	     sum(verdict = 'unsupported') || ' | ' || sum(verdict = 'inconclusive') || ' | ' ||
 	     sum(verdict = 'error') || ' | ' ||

@@ -1,7 +1,6 @@
 /* envinfo.c - see envinfo.h. */
 #include "envinfo.h"
 
-#include <dirent.h>
 #include <lauxlib.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -46,61 +45,45 @@ static void add_cmd(cJSON *o, const char *key, char *const argv[])
 	cJSON_AddStringToObject(o, key, buf);
 }
 
-/* Each runner's version, asked of its adapter (harness/runners/<name>.lua,
- * version(paths)); "not installed" when available() says no.  runners: a
- * comma list, or NULL for every adapter there is. */
-static void runner_versions(const struct scen_paths *p, const char *runners, cJSON *out)
+/* Each runner's version, asked of its adapter (sandproof.runners.versions:
+ * version(paths)); "not installed" when available() says no.  rs: the
+ * run's runners, or NULL for every adapter there is (built-in and on
+ * SANDPROOF_RUNNER_PATH). */
+static void runner_versions(const struct scen_paths *p, const struct runner_set *rs, cJSON *out)
 {
 	lua_State *L = p->harness ? host_new(p->harness) : NULL;
-	char list[512], path[4096], *save = NULL;
-	DIR *d;
-	struct dirent *de;
 
 	if (!L)
 		return;
-	list[0] = '\0';
-	if (runners) {
-		snprintf(list, sizeof(list), "%s", runners);
-	} else if ((snprintf(path, sizeof(path), "%s/runners", p->harness), d = opendir(path))) {
-		while ((de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-
-			if (n > 4 && strcmp(de->d_name + n - 4, ".lua") == 0)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.*s",
-					 list[0] ? "," : "", (int)(n - 4), de->d_name);
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "sandproof.runners");
+	if (host_pcall(L, 1, 1) != LUA_OK)
+		goto out;
+	lua_getfield(L, -1, "versions");
+	if (rs) {
+		lua_createtable(L, (int)rs->n, 0);
+		for (size_t i = 0; i < rs->n; i++) {
+			lua_pushstring(L, rs->v[i].spec);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
-		closedir(d);
+	} else {
+		lua_pushnil(L);
 	}
-	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		const char *v = "unknown";
-
-		lua_settop(L, 0);
-		lua_getglobal(L, "require");
-		lua_pushstring(L, name);
-		if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
-			int ad = lua_gettop(L);
-
-			scen_push_paths(L, p);
-			int paths = lua_gettop(L);
-
-			lua_getfield(L, ad, "available");
-			lua_pushvalue(L, paths);
-			if (lua_isfunction(L, -2) && host_pcall(L, 1, 1) == LUA_OK && !lua_toboolean(L, -1)) {
-				v = "not installed";
-			} else {
-				lua_settop(L, paths);
-				lua_getfield(L, ad, "version");
-				lua_pushvalue(L, paths);
-				if (lua_isfunction(L, -2) && host_pcall(L, 1, 1) == LUA_OK && lua_isstring(L, -1))
-					v = lua_tostring(L, -1);
-			}
-		}
-		cJSON_AddStringToObject(out, name, v);
+	scen_push_paths(L, p);
+	if (host_pcall(L, 2, 1) != LUA_OK || !lua_istable(L, -1))
+		goto out;
+	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
+		lua_rawgeti(L, -1, 1);
+		lua_rawgeti(L, -2, 2);
+		if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING)
+			cJSON_AddStringToObject(out, lua_tostring(L, -2), lua_tostring(L, -1));
+		lua_pop(L, 3);
 	}
+out:
 	lua_close(L);
 }
 
-char *envinfo_json(const struct scen_paths *p, const char *runners)
+char *envinfo_json(const struct scen_paths *p, const struct runner_set *runners)
 {
 	cJSON *o = cJSON_CreateObject(), *rv;
 	struct utsname u;

@@ -8,11 +8,13 @@
 #include <stdio.h>
 
 #include "sandproof/store.h"
+#include "runner.h"
 #include "scen.h"
 
-/* A JSON object (malloc'd), or NULL on out of memory.  runners: comma list
- * whose versions are asked (`<binary> --version` for ref). */
-char *envinfo_json(const struct scen_paths *p, const char *runners);
+/* A JSON object (malloc'd), or NULL on out of memory.  runners: those
+ * whose versions are asked (`<binary> --version` for ref), NULL for every
+ * adapter there is. */
+char *envinfo_json(const struct scen_paths *p, const struct runner_set *runners);
 /* A run row filled from the fingerprint; strings point into static
  * storage valid until the next call. */
 struct store_run envinfo_run(const char *json);

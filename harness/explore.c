@@ -78,8 +78,14 @@ static int explore_parse(const struct scen_paths *p, int argc, char **argv,
 		return explore_usage("unexpected argument", argv[optind]);
 	if (!o->runner)
 		return explore_usage("--runner is required", NULL);
-	if (!scen_runner_known(p, o->runner))
-		return explore_usage("unknown runner:", o->runner);
+	{
+		char err[2048];
+
+		if (runner_add(p, &o->runners, o->runner, err, sizeof(err)) < 0)
+			return explore_usage(err, NULL);
+		o->runner = o->runners.v[0].spec; /* what its processes load */
+		o->runner_name = o->runners.v[0].name;
+	}
 #ifdef _WIN32
 	if (o->jobs > 1)
 		return explore_usage("--jobs above 1 needs fork(), which this platform lacks:", "--jobs");
@@ -182,7 +188,7 @@ static void explore_record(struct session *ss, const struct explore_opts *o, con
 		}
 		if (store_put_scenario(ss->db, &row) < 0)
 			fprintf(stderr, "sandproof explore: %s: %s\n", id, store_get_error(ss->db));
-		session_record(ss, &sc, o->runner, o->seed, json, false, NULL, NULL, 0);
+		session_record(ss, &sc, o->runner_name, o->seed, json, false, NULL, NULL, 0);
 		free(json);
 	}
 }
@@ -192,7 +198,7 @@ static void explore_record(struct session *ss, const struct explore_opts *o, con
 static int explore_begin(struct session *ss, const struct scen_paths *p,
 			 const struct explore_opts *o, const cJSON *sum)
 {
-	char *env = envinfo_json(p, o->runner), *out = NULL;
+	char *env = envinfo_json(p, &o->runners), *out = NULL;
 	cJSON *e = env ? cJSON_Parse(env) : NULL;
 	cJSON *s = cJSON_Duplicate(sum, true);
 
@@ -205,7 +211,7 @@ static int explore_begin(struct session *ss, const struct scen_paths *p,
 	cJSON_Delete(s);
 	cJSON_Delete(e);
 	free(env);
-	return session_begin(ss, out, o->runner, "explore", o->seed);
+	return session_begin(ss, out, o->runner_name, "explore", o->seed);
 }
 
 static void explore_summary(const cJSON *s, const char *db)
@@ -256,23 +262,20 @@ static int explore_interrupted(struct session *ss, const cJSON *sum)
 	return session_exit_status(ss, 128 + sig);
 }
 
-int explore_main(const struct scen_paths *p, int argc, char **argv)
+/* An exploration with its options parsed; the exit status. */
+static int explore_run(const struct scen_paths *p, const struct explore_opts *o)
 {
-	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8,
-				  .jobs = 1};
 	struct session ss;
 	cJSON *sum;
 	char *json;
 	int rc;
 
-	if ((rc = explore_parse(p, argc, argv, &o)))
-		return rc;
 	/* the runner's adapter loads and it is available here: before
 	 * anything is written */
-	if ((rc = explore_usable(p, &o)))
+	if ((rc = explore_usable(p, o)))
 		return rc;
 	session_init(&ss, "sandproof explore");
-	if ((rc = session_open_suffixed(&ss, o.out, "-explore", STORE_WAIT_MS / 1000)))
+	if ((rc = session_open_suffixed(&ss, o->out, "-explore", STORE_WAIT_MS / 1000)))
 		return rc;
 	if ((rc = scen_interrupt_install()) < 0) {
 		fprintf(stderr, "sandproof explore: cannot handle interrupts: %s\n", strerror(-rc));
@@ -280,9 +283,9 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 		return SESSION_EXIT_INTERNAL;
 	}
 #ifdef _WIN32
-	json = explore_drive(p, &o, false);
+	json = explore_drive(p, o, false);
 #else
-	json = o.jobs > 1 ? explore_jobs_drive(p, &o) : explore_drive(p, &o, false);
+	json = o->jobs > 1 ? explore_jobs_drive(p, o) : explore_drive(p, o, false);
 #endif
 	sum = json ? cJSON_Parse(json) : NULL;
 	free(json);
@@ -290,12 +293,12 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 		session_close(&ss);
 		return SESSION_EXIT_INTERNAL;
 	}
-	if ((rc = explore_begin(&ss, p, &o, sum))) {
+	if ((rc = explore_begin(&ss, p, o, sum))) {
 		cJSON_Delete(sum);
 		session_close(&ss);
 		return rc;
 	}
-	explore_record(&ss, &o, sum);
+	explore_record(&ss, o, sum);
 	if (jnum(sum, "interrupted") > 0) {
 		int rc2 = explore_interrupted(&ss, sum);
 
@@ -311,4 +314,16 @@ int explore_main(const struct scen_paths *p, int argc, char **argv)
 	explore_summary(sum, ss.dbpath);
 	cJSON_Delete(sum);
 	return session_exit_status(&ss, rc);
+}
+
+int explore_main(const struct scen_paths *p, int argc, char **argv)
+{
+	struct explore_opts o = {.out = "sandproof-out", .seed = 1, .max_ops = 6, .batch = 8,
+				  .jobs = 1};
+	int rc = explore_parse(p, argc, argv, &o);
+
+	if (rc == 0)
+		rc = explore_run(p, &o);
+	runner_set_free(&o.runners);
+	return rc;
 }

@@ -5,10 +5,14 @@
 
 #include <stdbool.h>
 
+#include "runner.h"
 #include "scen.h"
 
 struct explore_opts {
-	const char *runner, *out;
+	/* runner: the canonical spec its processes load (sandproof.runners),
+	 * runner_name: as results are recorded; both owned by runners */
+	const char *runner, *runner_name, *out;
+	struct runner_set runners;
 	unsigned long long budget, time_s, seed, max_ops, batch, jobs;
 	int worker; /* 1..jobs in a worker process, 0 in the parent */
 	bool no_shrink;

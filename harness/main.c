@@ -1,6 +1,6 @@
 /* main.c - the sandproof command line.
  *
- *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
+ *   sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB] [--out DIR]
  *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
  *   sandproof list [--filter GLOB] [--impact]
  *   sandproof env
@@ -29,6 +29,7 @@
 #include "explore.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
+#include "runner.h"
 #include "session.h"
 #include "smoke.h"
 #include "sp.h"
@@ -41,11 +42,11 @@
 #define EXIT_INTERNAL SESSION_EXIT_INTERNAL
 
 static const char usage[] =
-"usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
-"                     [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
+"usage: sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB]\n"
+"                     [--out DIR] [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
 "       sandproof list [--filter GLOB] [--impact]\n"
 "       sandproof env\n"
-"       sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n"
+"       sandproof smoke [--out DIR] [--runner RUNNER[,RUNNER...]] [--db-wait S]\n"
 "       sandproof report DB [--format html|junit|markdown|tap] [-o FILE]\n"
 "       sandproof diff OLD NEW [--runner R]   (OLD: a database or --baseline FILE)\n"
 "       sandproof baseline DB -o FILE\n"
@@ -81,8 +82,13 @@ static const char usage[] =
 "       property fails, 3 when this host cannot enforce the contract at all\n"
 "       or a result could not be recorded (as for run).\n"
 "\n"
-"Runners: harness/runners/<name>.lua (ref: sandproof-ref; none: no sandbox,\n"
-"the negative control).\n"
+"RUNNER (docs/RUNNERS.md, \"Naming a runner\"): NAME, a built-in adapter\n"
+"(harness/runners/NAME.lua: ref, sandproof-ref; none, no sandbox, the negative\n"
+"control; the peers bwrap, firejail, codex, srt, podman) or NAME.lua on\n"
+"SANDPROOF_RUNNER_PATH; [NAME=]contract:PATH, a program that speaks the\n"
+"contract (docs/YOUR-RUNNER.md); [NAME=]FILE.lua, a Lua adapter (also\n"
+"--adapter FILE.lua, repeatable).  --runner is repeatable; a bad runner\n"
+"exits 2 before anything runs.\n"
 "\n"
 "Data: the Lua libraries, runner adapters and scenarios, sandproof-ref and\n"
 "the probe are found relative to this executable: in its build tree, the\n"
@@ -195,32 +201,17 @@ static int cmd_env(void)
 	return datadir_missing() < 0 ? EXIT_USAGE : 0;
 }
 
-static char *runners_split(char *list, char **names, size_t max, size_t *n)
-{
-	char *save = NULL;
-
-	*n = 0;
-	for (char *tok = strtok_r(list, ",", &save); tok && *n < max;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!scen_runner_known(&paths, tok))
-			return tok;
-		names[(*n)++] = tok;
-	}
-	return NULL;
-}
-
 /* The run's fingerprint gains "timeout_s": {runner: seconds}, each
  * runner's per-scenario timeout (the default scaled by its adapter's
  * timeout_scale, or --timeout), so a result's time budget is on record. */
-static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned timeout,
-			   const unsigned *scale)
+static char *with_timeouts(char *env, const struct runner_set *rs, unsigned timeout)
 {
 	cJSON *o = env ? cJSON_Parse(env) : NULL, *t = cJSON_CreateObject();
 	char *out = NULL;
 
 	if (o && t) {
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddNumberToObject(t, runners[i], (double)timeout * scale[i]);
+		for (size_t i = 0; i < rs->n; i++)
+			cJSON_AddNumberToObject(t, rs->v[i].name, (double)timeout * rs->v[i].scale);
 		cJSON_AddItemToObject(o, "timeout_s", t);
 		t = NULL;
 		out = cJSON_PrintUnformatted(o);
@@ -235,9 +226,7 @@ static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned t
 
 /* What one `run` does, as parsed from its options. */
 struct run_opts {
-	char *runners[16];
-	size_t n_runners;
-	unsigned scale[16];
+	struct runner_set runners; /* each with its timeout scale (1 with --timeout) */
 	const char *filter;
 	unsigned long long seed, repeat, timeout;
 };
@@ -246,12 +235,8 @@ struct run_opts {
  * every named runner's version and per-scenario timeout (malloc'd, or NULL). */
 static char *run_fingerprint(const struct run_opts *o, char *list, size_t len)
 {
-	list[0] = '\0';
-	for (size_t i = 0; i < o->n_runners; i++)
-		snprintf(list + strlen(list), len - strlen(list), "%s%s", i ? "," : "",
-			 o->runners[i]);
-	return with_timeouts(envinfo_json(&paths, list), o->runners, o->n_runners,
-			     (unsigned)o->timeout, o->scale);
+	runner_names(&o->runners, list, len);
+	return with_timeouts(envinfo_json(&paths, &o->runners), &o->runners, (unsigned)o->timeout);
 }
 
 /* Runs every (repeat, scenario, runner) and records each result in ss;
@@ -263,10 +248,11 @@ static void run_pairs(struct session *ss, const struct run_opts *o)
 	struct tally *t = &ss->tally;
 	bool tty = isatty(2);
 
-	t->total = (unsigned)(l->n * o->n_runners * o->repeat);
+	t->total = (unsigned)(l->n * o->runners.n * o->repeat);
 	for (unsigned long long k = 0; k < o->repeat; k++)
 		for (size_t i = 0; i < l->n; i++)
-			for (size_t j = 0; j < o->n_runners; j++) {
+			for (size_t j = 0; j < o->runners.n; j++) {
+				const struct runner *r = &o->runners.v[j];
 				char *json = NULL;
 				uint64_t s = o->seed + k;
 
@@ -275,35 +261,63 @@ static void run_pairs(struct session *ss, const struct run_opts *o)
 				if (scen_interrupted())
 					return;
 				runlog_progress(t, l->v[i].id, tty);
-				rc = scen_run_pair(&paths, &l->v[i], o->runners[j], s,
-						   (unsigned)o->timeout * o->scale[j], &json);
+				rc = scen_run_pair(&paths, &l->v[i], r->spec, s,
+						   (unsigned)o->timeout * r->scale, &json);
 				if (rc == -EINTR)
 					return;
 				if (rc < 0)
 					json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start the scenario process\"}");
-				session_record(ss, &l->v[i], o->runners[j], s, json, tty, stdout,
+				session_record(ss, &l->v[i], r->name, s, json, tty, stdout,
 					       NULL, 0);
 				free(json);
 			}
 }
 
+/* The runners of a run, in the order given: each --runner (a comma list)
+ * and --adapter (one file) argument in args, kinds 'r' or 'A'; ref when
+ * none.  0, or the usage error's exit status. */
+static int run_runners(struct run_opts *o, char **args, const char *kinds, size_t n,
+		       bool timeout_given)
+{
+	char err[2048];
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = kinds[i] == 'A' ? runner_add(&paths, &o->runners, args[i], err, sizeof(err))
+				     : runner_add_list(&paths, &o->runners, args[i], err, sizeof(err));
+	if (rc == 0 && n == 0)
+		rc = runner_add(&paths, &o->runners, "ref", err, sizeof(err));
+	if (rc < 0)
+		return usage_error(err, NULL);
+	for (size_t j = 0; timeout_given && j < o->runners.n; j++)
+		o->runners.v[j].scale = 1;
+	return 0;
+}
+
 /* Parses run's options into o; 0, or the usage error's exit status. */
-static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf,
-		     size_t buflen, const char **out, unsigned *wait_s)
+static int run_parse(int argc, char **argv, struct run_opts *o, const char **out,
+		     unsigned *wait_s)
 {
 	static const struct option opts[] = {
 		{"runner", required_argument, NULL, 'r'}, {"filter", required_argument, NULL, 'f'},
 		{"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 's'},
 		{"repeat", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
-		{"db-wait", required_argument, NULL, 'w'}, {0},
+		{"db-wait", required_argument, NULL, 'w'}, {"adapter", required_argument, NULL, 'A'},
+		{0},
 	};
 	bool timeout_given = false;
-	char *bad, *end;
+	char *end, *rargs[RUNNER_MAX], rkinds[RUNNER_MAX];
+	size_t nr = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': snprintf(runner_buf, buflen, "%s", optarg); break;
+		case 'r': case 'A':
+			if (nr == RUNNER_MAX)
+				return usage_error("too many --runner and --adapter options", NULL);
+			rargs[nr] = optarg;
+			rkinds[nr++] = (char)c;
+			break;
 		case 'f': o->filter = optarg; break;
 		case 'o': *out = optarg; break;
 		case 's': case 'n': case 't': case 'w': {
@@ -326,13 +340,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 	}
 	if (optind != argc)
 		return usage_error("run: unexpected argument", argv[optind]);
-	if ((bad = runners_split(runner_buf, o->runners, 16, &o->n_runners)))
-		return usage_error("unknown runner:", bad);
-	if (o->n_runners == 0)
-		return usage_error("no runner given", NULL);
-	for (size_t j = 0; j < o->n_runners; j++)
-		o->scale[j] = timeout_given ? 1 : scen_runner_timeout_scale(&paths, o->runners[j]);
-	return 0;
+	return run_runners(o, rargs, rkinds, nr, timeout_given);
 }
 
 /* An interrupted run: the run row stays unfinished (as after SIGKILL),
@@ -352,29 +360,25 @@ static int run_interrupted(struct session *ss)
 	return session_exit_status(ss, 128 + sig);
 }
 
-static int cmd_run(int argc, char **argv)
+/* A run with its options parsed: the session from the catalogue to the
+ * summary; the exit status. */
+static int run_session(struct run_opts *o, const char *out, unsigned wait_s)
 {
-	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
-	char runner_buf[512] = "ref", list[512];
-	const char *out = "sandproof-out";
-	unsigned wait_s = STORE_WAIT_MS / 1000;
+	char list[1024];
 	struct session ss;
 	const struct tally *t = &ss.tally;
 	int rc;
 
-	rc = run_parse(argc, argv, &o, runner_buf, sizeof(runner_buf), &out, &wait_s);
-	if (rc)
-		return rc;
 	session_init(&ss, "sandproof");
-	if ((rc = session_load(&ss, &paths, o.filter)))
+	if ((rc = session_load(&ss, &paths, o->filter)))
 		return rc;
 	if (ss.scenarios.n == 0) {
 		session_close(&ss);
-		return usage_error("--filter matches no scenario:", o.filter ? o.filter : "(none)");
+		return usage_error("--filter matches no scenario:", o->filter ? o->filter : "(none)");
 	}
 	if ((rc = session_open(&ss, out, wait_s)) ||
-	    (rc = session_begin(&ss, run_fingerprint(&o, list, sizeof(list)), list, o.filter,
-				o.seed))) {
+	    (rc = session_begin(&ss, run_fingerprint(o, list, sizeof(list)), list, o->filter,
+				o->seed))) {
 		session_close(&ss);
 		return rc;
 	}
@@ -383,7 +387,7 @@ static int cmd_run(int argc, char **argv)
 		session_close(&ss);
 		return SESSION_EXIT_INTERNAL;
 	}
-	run_pairs(&ss, &o);
+	run_pairs(&ss, o);
 	if (scen_interrupted())
 		return run_interrupted(&ss);
 	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
@@ -392,6 +396,19 @@ static int cmd_run(int argc, char **argv)
 	       t->pass, t->fail, t->skip, t->unsupported, t->inconclusive, t->error, ss.dbpath);
 	fflush(stdout);
 	return session_exit_status(&ss, rc);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
+	const char *out = "sandproof-out";
+	unsigned wait_s = STORE_WAIT_MS / 1000;
+	int rc = run_parse(argc, argv, &o, &out, &wait_s);
+
+	if (rc == 0)
+		rc = run_session(&o, out, wait_s);
+	runner_set_free(&o.runners);
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -173,36 +173,6 @@ void scen_push_paths(lua_State *L, const struct scen_paths *p)
 	lua_setfield(L, -2, "harness");
 }
 
-int scen_runner_known(const struct scen_paths *p, const char *name)
-{
-	char path[4096];
-	struct stat st;
-
-	for (const char *c = name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
-			return 0;
-	snprintf(path, sizeof(path), "%s/runners/%s.lua", p->harness, name);
-	return stat(path, &st) == 0;
-}
-
-unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name)
-{
-	lua_State *L = host_new(p->harness);
-	unsigned scale = 1;
-
-	if (!L)
-		return 1;
-	lua_getglobal(L, "require");
-	lua_pushstring(L, name);
-	if (host_pcall(L, 1, 1) == LUA_OK && lua_istable(L, -1)) {
-		lua_getfield(L, -1, "timeout_scale");
-		if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= 100)
-			scale = (unsigned)lua_tointeger(L, -1);
-	}
-	lua_close(L);
-	return scale;
-}
-
 static char *error_json(const char *reason_in)
 {
 	char reason[512], *out;

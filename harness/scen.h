@@ -44,22 +44,15 @@ struct lua_State;
 /* Push the paths table adapters and scenarios see ({ref, probe, harness}). */
 void scen_push_paths(struct lua_State *L, const struct scen_paths *p);
 
-/* Does harness/runners/<name>.lua exist? */
-int scen_runner_known(const struct scen_paths *p, const char *name);
-
-/* The adapter's timeout_scale (an integer 1..100, default 1): how many
- * times the default per-scenario timeout its scenarios may take (a runner
- * whose every launch starts an interpreter makes a hold sweep's hundreds of
- * launches slow).  An explicit --timeout is not scaled. */
-unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name);
-
 /* Run one pair in a scenario process (`sandproof __scenario`, child.h,
  * started through the primitives seam); *json receives the result (malloc'd JSON object
  * with verdict, observed, expected, reason, attempts, windows_hit,
  * min_power, duration_ms, evidence[]), or a synthesized error result when
  * the child crashed or passed timeout_s.  0, -ENOMEM, -errno of the
  * launch (-ENOEXEC: our own executable is unknown, prims_self_exe), or
- * -EINTR after an interrupt (scen_interrupt_install). */
+ * -EINTR after an interrupt (scen_interrupt_install).  runner is a
+ * canonical spec (runner.h), which the scenario process loads again
+ * (sandproof.runners.load). */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
 

@@ -19,6 +19,7 @@
 #include "sandproof/store.h"
 #include "envinfo.h"
 #include "runlog.h"
+#include "runner.h"
 #include "session.h"
 
 /* A property holds when its scenario passes.  Its line says what the
@@ -60,30 +61,6 @@ static const struct property {
 
 /* Runners to try: ref always, then the peers whose adapters exist. */
 static const char *const candidates[] = {"ref", "bwrap", "firejail", "codex", "srt", NULL};
-
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *c = list; c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
-		if (strncmp(c, name, n) == 0 && (c[n] == ',' || c[n] == '\0'))
-			return true;
-	return false;
-}
-
-/* The r-th name of a comma list (static storage), NULL past the end. */
-static const char *extra_runner(const char *list, size_t r)
-{
-	static char buf[64];
-	const char *c = list;
-
-	for (size_t i = 0; i < r && c; i++)
-		c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-	if (!c || !*c)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(c, ","), c);
-	return buf;
-}
 
 /* `sandproof-ref doctor`, through the seam: its report passed on to our
  * stdout and stderr.  Its exit status, 1 when it did not exit, or -errno
@@ -191,8 +168,8 @@ static void obs_split(char *s, const char *scenario, struct property_obs *o)
 /* Runs the properties against one runner and prints its line.  Returns 1
  * when a property of a subject (ref, or any runner named with --runner)
  * fails, else 0. */
-static int smoke_runner(const struct scen_paths *p, struct session *ss, const char *runner,
-			bool subject)
+static int smoke_runner(const struct scen_paths *p, struct session *ss,
+			const struct runner *runner, bool subject)
 {
 	const struct scen_list *all = &ss->scenarios;
 	char line[4096] = "";
@@ -208,9 +185,9 @@ static int smoke_runner(const struct scen_paths *p, struct session *ss, const ch
 				s = &all->v[i];
 		if (!s)
 			continue;
-		if (scen_run_pair(p, s, runner, 1, 30, &json) < 0)
+		if (scen_run_pair(p, s, runner->spec, 1, 30, &json) < 0)
 			json = strdup("{\"verdict\":\"error\",\"reason\":\"cannot start\"}");
-		session_record(ss, s, runner, 1, json, false, NULL, obs, sizeof(obs));
+		session_record(ss, s, runner->name, 1, json, false, NULL, obs, sizeof(obs));
 		free(json);
 		obs_split(obs, s->id, &o);
 		if (subject && strcmp(o.verdict, "pass") && strcmp(o.verdict, "skip") &&
@@ -220,20 +197,22 @@ static int smoke_runner(const struct scen_paths *p, struct session *ss, const ch
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", line[0] ? "; " : "",
 			 said);
 	}
-	printf("%s: %s\n", runner, line);
+	printf("%s: %s\n", runner->name, line);
 	fflush(stdout);
 	return failed;
 }
 
-/* Parses smoke's options; 0, or 2 after printing the usage error. */
+/* Parses smoke's options; 0, or 2 after printing the usage error.  The
+ * runners named with --runner (a comma list, repeatable) are resolved into
+ * rs; none named leaves rs empty. */
 static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const char **out,
-		       const char **only, unsigned *wait_s)
+		       struct runner_set *rs, unsigned *wait_s)
 {
 	static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
 					     {"runner", required_argument, NULL, 'r'},
 					     {"db-wait", required_argument, NULL, 'w'}, {0}};
 	unsigned long v = 0;
-	char *end = NULL;
+	char *end = NULL, err[2048];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:r:", opts, NULL)) != -1) {
@@ -244,58 +223,49 @@ static int smoke_parse(const struct scen_paths *p, int argc, char **argv, const 
 		if (c == 'o') {
 			*out = optarg;
 		} else if (c == 'r') {
-			*only = optarg;
+			if (runner_add_list(p, rs, optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "sandproof smoke: %s\n", err);
+				return SESSION_EXIT_USAGE;
+			}
 		} else if (c == 'w' && !errno && !*end && end != optarg && optarg[0] != '-' &&
 			   v <= STORE_WAIT_MAX_S) {
 			*wait_s = (unsigned)v;
 		} else {
 			fprintf(stderr, "sandproof smoke: bad option or number\n"
-				"usage: sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n");
+				"usage: sandproof smoke [--out DIR] [--runner RUNNER[,RUNNER...]] [--db-wait S]\n");
 			return SESSION_EXIT_USAGE;
 		}
-	}
-	if (*only) {
-		char copy[256], *save = NULL;
-
-		snprintf(copy, sizeof(copy), "%s", *only);
-		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!scen_runner_known(p, tok)) {
-				fprintf(stderr, "sandproof smoke: unknown runner: %s\n", tok);
-				return SESSION_EXIT_USAGE;
-			}
 	}
 	return 0;
 }
 
 /* Runs the properties against every runner to try: those named with
- * --runner (only, a comma list; each a subject), else ref (the subject) and
- * the peers whose adapters exist.  Returns 1 when a subject failed. */
-static int smoke_try_runners(const struct scen_paths *p, struct session *ss, const char *only)
+ * --runner (each a subject), else ref (the subject) and the peers whose
+ * adapters exist.  Returns 1 when a subject failed. */
+static int smoke_try_runners(const struct scen_paths *p, struct session *ss,
+			     struct runner_set *rs)
 {
+	bool named = rs->n > 0;
+	char err[2048];
 	int failed = 0;
 
-	for (size_t r = 0; (only ? extra_runner(only, r) : candidates[r]); r++) {
-		const char *runner = only ? extra_runner(only, r) : candidates[r];
-
-		if (!scen_runner_known(p, runner))
-			continue;
-		if (only && !in_list(only, runner))
-			continue;
-		failed |= smoke_runner(p, ss, runner, only || !strcmp(runner, "ref"));
-	}
+	for (size_t r = 0; !named && candidates[r]; r++)
+		runner_add(p, rs, candidates[r], err, sizeof(err)); /* one missing: not tried */
+	for (size_t r = 0; r < rs->n; r++)
+		failed |= smoke_runner(p, ss, &rs->v[r], named || !strcmp(rs->v[r].name, "ref"));
 	return failed;
 }
 
-int smoke_main(const struct scen_paths *p, int argc, char **argv)
+/* The smoke with its runners resolved (rs: those named, or empty); the
+ * exit status. */
+static int smoke_session(const struct scen_paths *p, const char *out, struct runner_set *rs,
+			 unsigned wait_s)
 {
-	const char *out = "sandproof-out", *only = NULL;
-	unsigned wait_s = STORE_WAIT_MS / 1000;
+	struct runner_set ref = {0};
 	struct session ss;
+	char err[2048];
 	int rc;
 
-	rc = smoke_parse(p, argc, argv, &out, &only, &wait_s);
-	if (rc)
-		return rc;
 	printf("== host prerequisites (sandproof-ref doctor)\n");
 	fflush(stdout);
 	if (doctor(p) != 0) {
@@ -303,16 +273,38 @@ int smoke_main(const struct scen_paths *p, int argc, char **argv)
 		return SESSION_EXIT_INTERNAL;
 	}
 	session_init(&ss, "sandproof smoke");
-	if ((rc = session_load(&ss, p, NULL)) || (rc = session_open(&ss, out, wait_s)) ||
-	    (rc = session_begin(&ss, envinfo_json(p, "ref"), "smoke", "smoke", 1))) {
+	/* the fingerprint names the runners asked for, else ref's alone (the
+	 * peers' version commands would cost more than the smoke itself) */
+	if (rs->n == 0)
+		runner_add(p, &ref, "ref", err, sizeof(err));
+	rc = session_load(&ss, p, NULL);
+	if (!rc)
+		rc = session_open(&ss, out, wait_s);
+	if (!rc)
+		rc = session_begin(&ss, envinfo_json(p, rs->n ? rs : &ref), "smoke", "smoke", 1);
+	runner_set_free(&ref);
+	if (rc) {
 		session_close(&ss);
 		return rc;
 	}
 	printf("\n== properties\n");
-	rc = session_finish(&ss, smoke_try_runners(p, &ss, only) ? SESSION_EXIT_FAILED : 0);
+	rc = session_finish(&ss, smoke_try_runners(p, &ss, rs) ? SESSION_EXIT_FAILED : 0);
 	runlog_impact_summary(&ss.tally, NULL);
 	if (!ss.tally.lost)
 		printf("\nrecorded in %s\n", ss.dbpath);
 	fflush(stdout);
 	return session_exit_status(&ss, rc);
+}
+
+int smoke_main(const struct scen_paths *p, int argc, char **argv)
+{
+	const char *out = "sandproof-out";
+	unsigned wait_s = STORE_WAIT_MS / 1000;
+	struct runner_set rs = {0};
+	int rc = smoke_parse(p, argc, argv, &out, &rs, &wait_s);
+
+	if (rc == 0)
+		rc = smoke_session(p, out, &rs, wait_s);
+	runner_set_free(&rs);
+	return rc;
 }

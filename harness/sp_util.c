@@ -529,6 +529,57 @@ static int l_exists(lua_State *L)
 	return 1;
 }
 
+/* sp.realpath(path): the canonical absolute path (every symlink, `.` and
+ * `..` resolved), or nil, "path: message", errno name. */
+static int l_realpath(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	char *r = realpath(p, NULL);
+
+	if (!r)
+		return sp_fail(L, errno, p);
+	lua_pushstring(L, r);
+	free(r);
+	return 1;
+}
+
+/* sp.readlink(path): the text of the symbolic link at path, or nil,
+ * "path: message", errno name. */
+static int l_readlink(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	char buf[4096];
+	ssize_t n = readlink(p, buf, sizeof(buf));
+
+	if (n < 0)
+		return sp_fail(L, errno, p);
+	if ((size_t)n == sizeof(buf))
+		return sp_fail(L, ENAMETOOLONG, p);
+	lua_pushlstring(L, buf, (size_t)n);
+	return 1;
+}
+
+/* sp.executable(path): true when path (symlinks followed) is a regular
+ * file this process may execute, else nil, "path: message", errno name.
+ * On Windows execution is the extension's matter: a regular file is
+ * enough there. */
+static int l_executable(lua_State *L)
+{
+	const char *p = luaL_checkstring(L, 1);
+	struct stat st;
+
+	if (stat(p, &st) < 0)
+		return sp_fail(L, errno, p);
+	if (!S_ISREG(st.st_mode))
+		return sp_fail_msg(L, EACCES, p, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+#ifndef _WIN32
+	if (access(p, X_OK) < 0)
+		return sp_fail(L, errno, p);
+#endif
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 static int l_listdir(lua_State *L)
 {
 	const char *p = luaL_checkstring(L, 1);
@@ -662,6 +713,7 @@ static const luaL_Reg util_fns[] = {
 	{"read", l_read}, {"mkdir", l_mkdir}, {"symlink", l_symlink},
 	{"rename", l_rename}, {"unlink", l_unlink}, {"chmod", l_chmod},
 	{"lstat", l_lstat}, {"exists", l_exists}, {"listdir", l_listdir},
+	{"realpath", l_realpath}, {"readlink", l_readlink}, {"executable", l_executable},
 	{"now_ms", l_now_ms}, {"sleep_ms", l_sleep_ms}, {"getuid", l_getuid},
 	{"getpid", l_getpid}, {"uname", l_uname}, {"errname", l_errname},
 	{"interrupted", l_interrupted},

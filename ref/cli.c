@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps_cli.h"
 #include "exec_cli.h"
 #include "outcome.h"
 #include "profile_cli.h"
@@ -38,7 +39,7 @@ static const char usage_text[] =
 "                     [--message-tag TAG]\n"
 "       sandproof-ref profile --os windows --request FILE|- [--temp-dir DIR]\n"
 "                     [--format text|json]\n"
-"       sandproof-ref --help | --version\n"
+"       sandproof-ref --help | --version | --sandproof-capabilities\n"
 "\n"
 "run   reads one JSON request (docs/CONTRACT.md) and writes one JSON outcome\n"
 "      to stdout or --outcome FILE.  The request must be complete (its stream\n"
@@ -68,6 +69,10 @@ static const char usage_text[] =
 "\n"
 "doctor  checks what this host supports (namespaces, mount API, openat2,\n"
 "      seccomp, Landlock); exit 0 when the contract can be enforced here, 1 not.\n"
+"\n"
+"--sandproof-capabilities  prints what a harness may ask of this runner (the\n"
+"      capability object, docs/RUNNERS.md): `sandproof run --runner\n"
+"      contract:PATH` reads it.\n"
 "\n"
 "exec  builds the same request from flags and runs COMMAND:\n"
 "  --write DIR        writable root (repeatable)\n"
@@ -379,6 +384,9 @@ int main(int argc, char **argv)
 		       REQUEST_VERSION);
 		return 0;
 	}
+	/* the capability object (docs/RUNNERS.md): `--runner contract:PATH` */
+	if (strcmp(argv[1], "--sandproof-capabilities") == 0 && argc == 2)
+		return caps_print(stdout);
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "exec") == 0)

@@ -31,7 +31,7 @@ usage() { # pattern description args...
 	check '[ $st -eq 2 ] && grep -q -- "$pat" "$tmp/err" && [ ! -e "$tmp/u" ]' "usage: $what exits 2, nothing written (exit $st: $(head -c 200 "$tmp/err"))"
 }
 usage "--runner is required" "no runner" --budget 1
-usage "unknown runner: nosuch" "an unknown runner" --runner nosuch
+usage "unknown runner 'nosuch'" "an unknown runner" --runner nosuch
 usage "bad number: 0" "a zero budget" --runner none --budget 0
 usage "bad number: 1x" "a malformed time" --runner none --time 1x
 usage "bad number: -3" "a negative seed" --runner none --seed -3

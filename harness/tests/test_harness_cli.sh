@@ -21,8 +21,8 @@ expect() { # status pattern description command...
 }
 expect 0 "usage: sandproof run" "--help" "$sp" --help
 expect 2 "unknown command" "unknown subcommand" "$sp" frobnicate
-expect 2 "unknown runner: nosuch" "unknown runner" "$sp" run --runner nosuch --out "$tmp/o"
-expect 2 "unknown runner: ../x" "runner name with a path" "$sp" run --runner ../x --out "$tmp/o"
+expect 2 "unknown runner 'nosuch'" "unknown runner" "$sp" run --runner nosuch --out "$tmp/o"
+expect 2 "adapter ../x: .*No such file" "a runner path that is no file" "$sp" run --runner ../x --out "$tmp/o"
 expect 2 "matches no scenario" "filter matching nothing" "$sp" run --filter 'nosuch.*' --out "$tmp/o"
 expect 2 "bad number" "bad --repeat" "$sp" run --repeat 0 --out "$tmp/o"
 mkdir -p "$tmp/ro" && chmod 555 "$tmp/ro"

@@ -269,9 +269,16 @@ printf 'local M = require "none"\nreturn setmetatable({ name = "nocaps" }, { __i
 	>"$tmp/h/runners/nocaps.lua"
 printf 'local M = require "none"\nlocal c = {}\nfor k, v in pairs(M.capabilities) do c[k] = v end\nc.gc = true\nreturn setmetatable({ name = "fakegc", capabilities = c, reasons = {} }, { __index = M })\n' \
 	>"$tmp/h/runners/fakegc.lua"
-env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner nocaps,fakegc \
-	--filter fs.terror --out "$tmp/o2" >"$tmp/run.log" 2>&1
-want error terror 'runner nocaps: the adapter declares no capabilities' nocaps
-want error terror 'runner fakegc: capabilities.gc is true but it has no gc function' fakegc
+# refused when the run begins (exit 2, nothing run), like an adapter file
+# (test_runners.sh)
+for r in "nocaps:runner nocaps: the adapter declares no capabilities" \
+	"fakegc:runner fakegc: capabilities.gc is true but it has no gc function"; do
+	env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/sc" "$sp" run --runner "${r%%:*}" \
+		--filter fs.terror --out "$tmp/o2" >"$tmp/run.log" 2>&1
+	st=$?
+	if [ $st -eq 2 ] && grep -qF "${r#*:}" "$tmp/run.log" && ! grep -q "fs.terror" "$tmp/run.log"; then
+		ok "${r#*:}: exit 2, nothing run"
+	else notok "${r%%:*}: exit $st: $(head -c 300 "$tmp/run.log")"; fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

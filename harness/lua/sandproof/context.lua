@@ -45,9 +45,16 @@ local function git_workspace(ws)
   sp.write(ws .. "/README", "workspace\n")
 end
 
-function M.new(sc, runner_name, opts)
-  local ok, adapter = pcall(require, runner_name)
-  if not ok then return nil, "unknown runner '" .. runner_name .. "': " .. tostring(adapter) end
+-- A context for scenario sc against the runner of spec (a canonical spec,
+-- sandproof.runners): its adapter loaded and checked here, or given as
+-- opts.adapter with its name opts.runner_name (a caller running many
+-- contexts against one runner loads it once).
+function M.new(sc, spec, opts)
+  local adapter, runner_name = opts.adapter, opts.runner_name or spec
+  if not adapter then
+    adapter, runner_name = require("sandproof.runners").load(spec, opts.paths)
+    if not adapter then return nil, runner_name end
+  end
   -- Named with our pid: if this process dies before finish(), the harness
   -- parent removes sandproof-<pid>-* in both sp.temp_roots (Linux: /tmp
   -- and /var/tmp; macOS: /private/tmp and /private/var/tmp).

@@ -209,39 +209,11 @@ local function validate(sc, file)
 end
 
 -- An adapter declares every capability (context.CAPABILITIES) true or
--- false, and nothing else: nil, or what is wrong.
-local function adapter_problem(name, adapter)
-  if type(adapter) ~= "table" then return "runner " .. name .. ": the adapter must return a table" end
-  local caps = adapter.capabilities
-  if type(caps) ~= "table" then return "runner " .. name .. ": the adapter declares no capabilities" end
-  for k, v in pairs(caps) do
-    if not context.CAPABILITIES[k] then
-      return string.format("runner %s: unknown capability '%s'", name, tostring(k))
-    end
-    if type(v) ~= "boolean" then
-      return string.format("runner %s: capabilities.%s must be true or false", name, k)
-    end
-  end
-  for k in pairs(context.CAPABILITIES) do
-    if caps[k] == nil then return string.format("runner %s: capabilities.%s is not declared", name, k) end
-  end
-  if type(adapter.sandbox) ~= "function" then return "runner " .. name .. ": the adapter has no sandbox function" end
-  -- a capability declared is a function there to call
-  for cap, fns in pairs { gc = { "gc", "gc_async" }, doctor = { "doctor" }, sessions = { "session" } } do
-    for _, f in ipairs(fns) do
-      if caps[cap] and type(adapter[f]) ~= "function" then
-        return string.format("runner %s: capabilities.%s is true but it has no %s function", name, cap, f)
-      end
-    end
-  end
-  for k, v in pairs(adapter.reasons or {}) do
-    if caps[k] ~= false or type(v) ~= "string" then
-      return string.format("runner %s: reasons.%s must explain a capability it lacks", name, tostring(k))
-    end
-  end
-  return nil
+-- false, and nothing else: nil, or what is wrong (sandproof.runners.problem,
+-- the one check every adapter passes).
+function M.adapter_problem(name, adapter)
+  return require("sandproof.runners").problem("runner " .. name, adapter)
 end
-M.adapter_problem = adapter_problem
 
 -- Load one scenario file in a fresh environment.  Returns the scenario or
 -- nil and a message naming file:line.
@@ -281,13 +253,29 @@ local function control_verdict(res, sc, evidence)
   res.reason = string.format("%s; claim not tested (the ability is checked by %s)", what, sc.control)
 end
 
+-- A fail's reason when the runner declared (does_not_enforce) a clause of
+-- the scenario's not enforced: what it said, the verdict unchanged; nil
+-- otherwise.
+local function declared_not_enforced(adapter, sc)
+  local said = {}
+  for _, c in ipairs(sc.clauses) do
+    local why = (adapter.does_not_enforce or {})[c]
+    if why then said[#said + 1] = c .. ": " .. why end
+  end
+  if #said == 0 then return nil end
+  return "the runner declares it does not enforce " .. table.concat(said, "; ")
+end
+
 -- The platform whose expectations judge a run on OS os (sp.os): itself,
 -- or macos for the posix-sim stand-in; nil for a bring-up platform.
 local EXPECT_OS = { linux = "linux", macos = "macos", windows = "windows", ["posix-sim"] = "macos" }
 function M.expect_os(os) return EXPECT_OS[os] end
 
-function M.run_one(file, runner_name, opts)
+-- One pair: the scenario in file against the runner of spec (a canonical
+-- spec, sandproof.runners.resolve's).
+function M.run_one(file, spec, opts)
   local started = sp.now_ms()
+  local runner_name = spec
   local res = { scenario = nil, runner = runner_name, seed = opts.seed,
                 attempts = 0, windows_hit = 0, min_power = 0, evidence = {} }
   local sc, err = M.load(file)
@@ -311,14 +299,15 @@ function M.run_one(file, runner_name, opts)
     return res
   end
   res.expected = expected and table.concat(expected, ",") or ""
-  -- a runner missing from this machine is a skip, never a fail
-  local okr, adapter = pcall(require, runner_name)
-  local bad = okr and adapter_problem(runner_name, adapter)
-  if bad then
-    res.verdict, res.reason = "error", bad
+  -- the adapter, checked as when the run began (sandproof.runners)
+  local adapter, name = require("sandproof.runners").load(spec, opts.paths)
+  if not adapter then
+    res.verdict, res.reason = "error", name
     return res
   end
-  if okr and adapter.available then
+  runner_name, res.runner = name, name
+  -- a runner missing from this machine is a skip, never a fail
+  if adapter.available then
     local avail, why = adapter.available(opts.paths)
     if not avail then
       res.verdict, res.reason = "skip", tostring(why or (runner_name .. " not available"))
@@ -326,7 +315,8 @@ function M.run_one(file, runner_name, opts)
       return res
     end
   end
-  local t, terr = context.new(sc, runner_name, opts)
+  local t, terr = context.new(sc, spec, { seed = opts.seed, paths = opts.paths, adapter = adapter,
+                                           runner_name = runner_name })
   if not t then
     res.verdict, res.reason = "error", terr
     return res
@@ -364,6 +354,8 @@ function M.run_one(file, runner_name, opts)
       if not res.impact then
         res.reason = string.format("%s: failing outcome '%s' has no impact class (add it to impact)",
                                    sc.file, res.observed)
+      else
+        res.reason = declared_not_enforced(adapter, sc)
       end
     elseif t.power.min > 0 and t.power.windows < t.power.min then
       res.verdict = "inconclusive"

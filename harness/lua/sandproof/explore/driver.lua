@@ -15,12 +15,32 @@ local batch = require "sandproof.explore.batch"
 
 local M = {}
 
+-- The checked adapter of runner (a canonical spec) and its name, loaded
+-- once per process (a contract runner is asked its capabilities once).
+local loaded = {}
+local function adapter_of(runner, paths)
+  if not loaded[runner] then
+    local a, name = require("sandproof.runners").load(runner, paths)
+    if not a then return nil, name end
+    loaded[runner] = { a, name }
+  end
+  return loaded[runner][1], loaded[runner][2]
+end
+
+-- A bare context against runner (explore lays out its own universes).
+local function new_context(id, runner, paths, seed)
+  local a, name = adapter_of(runner, paths)
+  if not a then return nil, name end
+  return context.new({ id = id }, runner, { seed = seed, paths = paths, bare = true, adapter = a,
+                                            runner_name = name })
+end
+
 -- Runs prog once against runner: "violation", class, outcome; or "confined",
 -- "failed_closed" (held: not run after the exchange), "untested" (control
 -- failed, skip, unsupported) or "error", with a reason; then the hold's
 -- info (oracle.run).
 function M.run_program(runner, paths, prog)
-  local t, err = context.new({ id = "explore.p" .. prog.seed }, runner, { seed = prog.seed, paths = paths, bare = true })
+  local t, err = new_context("explore.p" .. prog.seed, runner, paths, prog.seed)
   if not t then return "error", nil, err end
   local ok, outcome, _, info = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
@@ -48,7 +68,7 @@ end
 -- itself failed (the caller then runs each alone, so an error is one
 -- program's).
 function M.run_batch(runner, paths, progs)
-  local t, err = context.new({ id = "explore.b" .. progs[1].seed }, runner, { seed = progs[1].seed, paths = paths, bare = true })
+  local t, err = new_context("explore.b" .. progs[1].seed, runner, paths, progs[1].seed)
   if not t then return nil, err end
   local ok, res = xpcall(batch.run, function(e)
     return type(e) == "table" and (e.sp_error or e.sp_skip or e.sp_unsupported) or debug.traceback(tostring(e), 2)
@@ -279,16 +299,15 @@ end
 -- out, max_ops, batch (programs per launch, 1: each alone), no_shrink.
 -- Returns the summary.
 function M.main(o)
-  local okr, adapter = pcall(require, o.runner)
-  local bad = not okr and tostring(adapter) or engine.adapter_problem(o.runner, adapter)
-  if bad then return { usage_error = bad } end
+  local adapter, name = adapter_of(o.runner, o.paths)
+  if not adapter then return { usage_error = name } end
   if adapter.available then
     local avail, why = adapter.available(o.paths)
-    if not avail then return { usage_error = "runner " .. o.runner .. " is not available here: " .. tostring(why) } end
+    if not avail then return { usage_error = "runner " .. name .. " is not available here: " .. tostring(why) } end
   end
   if o.check_only then return {} end
   o.batch = o.batch or 1
-  local res = { runner = o.runner, seed = o.seed, programs = 0, confined = 0, untested = 0,
+  local res = { runner = name, seed = o.seed, programs = 0, confined = 0, untested = 0,
                 errors = 0, violations = {}, first_error = nil, shrink_ms = 0, launches = 0,
                 cut = 0, requeued = 0, held = 0, exchanged = 0, failed_closed = 0 }
   local st = { o = o, res = res, cov = { op_pairs = {}, name_pairs = {} }, in_a_row = 0 }
