@@ -10,6 +10,9 @@
 #      hidden (a mount namespace with a tmpfs over each), and as the
 #      unprivileged user sandproof-test: `sandproof smoke`, then the
 #      catalogue's fs area against ref; man finds sandproof(1);
+#      then, as the unprivileged user outside every tree of ours, a runner
+#      binary of the user's own (contract:PATH) gets a matrix row, a report,
+#      a baseline, and a gate that passes it and fails it once broken;
 #   4. dpkg -r removes it: dpkg says not installed, no file or directory
 #      the package brought remains (directories that were there before
 #      stay), and nothing named *sandproof* under /usr is left that was not
@@ -124,6 +127,38 @@ as_user "sandproof smoke" "sandproof smoke --out smoke"
 as_user "sandproof run --runner ref --filter 'fs.*'" "sandproof run --runner ref --filter 'fs.*' --out fs"
 as_user "the run recorded the installed data" \
 	"sandproof env | grep -q '\"layout\":[[:space:]]*\"installed\"' && test -s fs/linux.sqlite"
+
+# ---- 3b. a user with only a runner binary: a row, a report, a CI gate ----------
+# Outside every tree of ours, as the unprivileged user: "mybox" is a runner
+# program of the user's own that speaks the contract (here it hands the
+# request to the installed sandproof-ref; any program may stand there), and
+# "mybox-broken" the same runner after a change that lost the filesystem
+# policy.  Only the installed sandproof is used: no Lua, no adapter, no
+# checkout.
+printf '%s\n' '#!/bin/sh' '# a contract runner: the request on stdin, the outcome on stdout' \
+	'exec /usr/bin/sandproof-ref "$@"' >"$work/user/mybox"
+printf '%s\n' '#!/bin/sh' '# the same runner, broken: every request run with no filesystem policy' \
+	'[ "${1:-}" = run ] || exec /usr/bin/sandproof-ref "$@"' \
+	'python3 -c "import json, sys' \
+	'r = json.load(sys.stdin)' \
+	'r.setdefault(\"profile\", {})[\"filesystem\"] = {\"kind\": \"unrestricted\"}' \
+	'print(json.dumps(r))" | /usr/bin/sandproof-ref run --request -' >"$work/user/mybox-broken"
+chmod 755 "$work/user/mybox" "$work/user/mybox-broken"
+chown "$unpriv_user" "$work/user/mybox" "$work/user/mybox-broken"
+# count ID WHERE: results of runner mybox in database ID matching WHERE
+count() { echo "sqlite3 $1/linux.sqlite \"select count(*) from result where runner = 'mybox' and $2\""; }
+as_user "a matrix row for the user's runner (mybox=contract:./mybox)" \
+	"sandproof run --runner mybox=contract:./mybox --filter 'fs.outside_*' --out row &&
+	 test \"\$($(count row "verdict = 'pass'"))\" -ge 2"
+as_user "its report and baseline" \
+	"sandproof report row/linux.sqlite --format html -o row.html && grep -q mybox row.html &&
+	 sandproof baseline row/linux.sqlite -o baseline.json"
+as_user "the gate passes the runner as it is" \
+	"sandproof diff --runner mybox --baseline baseline.json row/linux.sqlite"
+as_user "the gate fails the broken runner, its escape recorded" \
+	"! sandproof run --runner mybox=contract:./mybox-broken --filter 'fs.outside_*' --out broken &&
+	 ! sandproof diff --runner mybox --baseline baseline.json broken/linux.sqlite &&
+	 test \"\$($(count broken "impact = 'escape'"))\" -ge 1"
 
 # ---- 4. dpkg -r leaves nothing behind ----------------------------------------
 dpkg_retry -r sandproof && installed=0 && ok "dpkg -r sandproof" || notok "dpkg -r sandproof"

@@ -5,8 +5,9 @@
 # building sandproof needs (the GitHub Action, ci/action.sh install).
 # (chromium renders the HTML report in a browser test; exfatprogs and
 # exfat-fuse make the case-insensitive workspace of the meta.casefold_*
-# scenarios, t:casefold_workspace; peers are installed separately by
-# ci/peers.sh.)
+# scenarios, t:casefold_workspace; bubblewrap runs docs/YOUR-RUNNER.md's
+# example runner (test_your_runner); the peers, pinned, are installed
+# separately by ci/peers.sh.)
 set -eu
 
 # macOS: Homebrew's formulas.  lua is 5.4 (its lua5.4.pc is what CMake asks
@@ -35,7 +36,7 @@ libcjson-dev libsqlite3-dev"
 # ci/check_github.py loads the workflow and action.yml; ruby: ruby -c of
 # the Homebrew formula (packaging/tests/test_packaging.sh)
 PKGS="$BUILD_PKGS lua5.4 sqlite3 procps util-linux iproute2 git python3
-exfatprogs exfat-fuse
+exfatprogs exfat-fuse bubblewrap
 chromium fonts-dejavu-core
 gcc-mingw-w64-x86-64 wine64 wine dpkg-dev tcl gpgv man-db python3-yaml ruby"
 [ "${1:-}" != --build ] || PKGS=$BUILD_PKGS

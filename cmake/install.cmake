@@ -86,6 +86,9 @@ if(SP_MAN_PAGES)
 endif()
 file(GLOB SP_DOCS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
 install(FILES README.md ${SP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# the worked example runner of docs/YOUR-RUNNER.md, for a user without the
+# source tree (PREFIX/share/doc/sandproof/examples/runners)
+install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples USE_SOURCE_PERMISSIONS)
 
 # ---- tests of the install (not of a cross or a windows build) -------------
 if(NOT CMAKE_CROSSCOMPILING AND NOT SANDPROOF_PLATFORM STREQUAL "windows")
