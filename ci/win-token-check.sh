@@ -1,7 +1,7 @@
 #!/bin/sh
 # ci/win-token-check.sh - judge the token a command gets inside the Windows
 # sandbox, from `whoami /groups /priv /fo csv` run there (issue 32 §2; the
-# native leg of ci/github/sandproof.yml runs it, elevated).
+# native leg of .github/workflows/sandproof.yml runs it, elevated).
 #
 #   sh ci/win-token-check.sh OUTCOME.json [LABEL]
 #

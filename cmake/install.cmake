@@ -112,11 +112,8 @@ if(SANDPROOF_PLATFORM STREQUAL "linux")
   set_tests_properties(test_action PROPERTIES TIMEOUT 300)
   # The workflow and action.yml load as YAML with the keys GitHub requires
   # (Debian's python3-yaml: /usr/bin/python3 where it exists).  The
-  # workflow is read where GitHub reads it once it is there.
+  # workflow is read where GitHub reads it.
   set(SP_WORKFLOW ${CMAKE_CURRENT_SOURCE_DIR}/.github/workflows/sandproof.yml)
-  if(NOT EXISTS ${SP_WORKFLOW})
-    set(SP_WORKFLOW ${CMAKE_CURRENT_SOURCE_DIR}/ci/github/sandproof.yml)
-  endif()
   add_test(NAME test_github_yaml COMMAND sh -c
     "py=/usr/bin/python3; [ -x \"$py\" ] || py=python3; exec \"$py\" \"$@\"" sh
     ${CMAKE_CURRENT_SOURCE_DIR}/ci/check_github.py ${SP_WORKFLOW}
