@@ -3,7 +3,8 @@
 #   - bad input exits 2 naming what is wrong, nothing run or written;
 #   - the generator is deterministic (pinned outputs for a seed) and covers
 #     its grammar; ddmin finds 1-minimal subsets (explore/unit_gen.lua, run
-#     as a scenario through the harness's own Lua);
+#     as a scenario through the harness's own Lua); a universe restored in
+#     place equals a fresh one (explore/unit_universe.lua);
 #   - the oracle sees each hand-written attack against none (an escape) and
 #     none of them against ref (confined), each program a scenario replayed
 #     by `sandproof run`;
@@ -46,9 +47,12 @@ check '[ $st -eq 2 ] && grep -q -- "--out /proc/nope" "$tmp/err"' "an unusable -
 
 # ---- generator and ddmin -------------------------------------------------------
 mkdir -p "$tmp/unit/fs"
-cp "$here/explore/unit_gen.lua" "$tmp/unit/fs/"
+cp "$here/explore/unit_gen.lua" "$here/explore/unit_universe.lua" "$tmp/unit/fs/"
 SANDPROOF_SCENARIOS="$tmp/unit" "$sp" run --runner none --out "$tmp/unit-out" >"$tmp/out" 2>&1
 check 'grep -q "^pass .*fs.explore_unit .*observed=ok" "$tmp/out"' "generator determinism, grammar coverage, ddmin: $(grep explore_unit "$tmp/out" | head -c 400)"
+# a universe restored in place (a worker keeps its universes for the run)
+# is exactly a fresh one, whatever the program before did to it
+check 'grep -q "^pass .*fs.explore_universe .*observed=ok" "$tmp/out"' "a wrecked universe restored in place equals a fresh one: $(grep -A3 explore_universe "$tmp/out" | head -c 600)"
 
 # oracle_sc DIR ID CLAUSES CLAIM LINUX_EXPECTED PROGRAM: DIR/fs/ID.lua, the
 # scenario fs.ID whose run is the oracle judging one program (Lua table
@@ -422,17 +426,16 @@ st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref_batchfail: 16 programs .* 0 untested, 0 errors" "$tmp/bf.log" && grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*runner_failed)" "$tmp/bf.log"' "a launch of several programs that failed is said, its programs run alone and judged (exit $st: $(tail -2 "$tmp/bf.log" | head -c 400))"
 
 # ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
-# The signal goes once a launch has ended: each launch is a context of
-# the process, its temp directories /tmp/sandproof-PID-explore_* made at
-# its start and removed at its end (a fixed sleep instead, on a loaded
-# machine, could interrupt before any program was judged).
-ctx() { ls -d /tmp/sandproof-"$1"-explore_* /var/tmp/sandproof-"$1"-explore_* 2>/dev/null; }
-has_ctx() { [ -n "$(ctx "$1")" ]; }
+# The signal goes once a launch has begun: a process keeps its universes
+# for the whole run in its home, /tmp/sandproof-PID-explore_home-*, where
+# universe 1 is laid out as its first launch starts (past the last check
+# for an interrupt before it: that launch then finishes and is judged); a
+# fixed sleep instead, on a loaded machine, could interrupt before any
+# program was judged.
+launched() { [ -n "$(ls -d /tmp/sandproof-"$1"-explore_home-*/u1 2>/dev/null)" ]; }
 "$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
 pid=$!
-sc_wait 120 "$pid" has_ctx "$pid"
-first=$(ctx "$pid" | head -n 1)
-sc_wait 120 "$pid" test ! -e "$first"
+sc_wait 120 "$pid" launched "$pid"
 kill -INT $pid
 sc_reap 120 $pid
 st=$?
@@ -442,10 +445,10 @@ check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' 
 "$sp" explore --runner ref --time 120 --seed 4 --jobs 2 --out "$tmp/intj" >"$tmp/intj.log" 2>&1 &
 pid=$!
 # the signal goes once both workers (forked, after the handler is
-# installed) run a launch: each has a context directory
+# installed) run a launch: each has laid out its universe 1
 workers_run() {
 	k=0
-	for w in $(pgrep -P "$pid"); do has_ctx "$w" && k=$((k + 1)); done
+	for w in $(pgrep -P "$pid"); do launched "$w" && k=$((k + 1)); done
 	[ "$k" -eq 2 ]
 }
 sc_wait 120 "$pid" workers_run

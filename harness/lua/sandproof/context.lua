@@ -52,20 +52,23 @@ function M.new(sc, runner_name, opts)
   -- parent removes sandproof-<pid>-* in both sp.temp_roots (Linux: /tmp
   -- and /var/tmp; macOS: /private/tmp and /private/var/tmp).
   local safe = sp.getpid() .. "-" .. sc.id:gsub("[^%w]", "_")
-  local tmp, err = sp.mkdtemp(sp.temp_roots[1] .. "/sandproof-" .. safe .. "-")
+  -- opts.home (sandproof explore's worker): temp directories the caller
+  -- owns, { tmp, vtmp }, lent for this context's life; finish() leaves them
+  local home = opts.bare and opts.home
+  local tmp, err = home and home.tmp or sp.mkdtemp(sp.temp_roots[1] .. "/sandproof-" .. safe .. "-")
   if not tmp then return nil, err end
   local t = setmetatable({
     sc = sc, id = sc.id, os = sp.os, tmp = tmp, ws = tmp .. "/ws",
     outside = tmp .. "/outside", runner = adapter, runner_name = runner_name,
     seed = opts.seed or 1, paths = opts.paths, evidence = {},
     power = { attempts = 0, windows = 0, min = 0 }, _labs = {}, _swappers = {},
-    _volumes = {}, _ctx = {},
+    _volumes = {}, _ctx = {}, _lent = home and true or nil,
   }, T)
   -- opts.bare (sandproof explore, which lays out universes of its own):
   -- only the temp directories, no workspace or outsides in them
   if opts.bare then
     t.ws, t.outside = nil, nil
-    t.vtmp = sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
+    t.vtmp = home and home.vtmp or sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
     if not t.vtmp then sp.rmtree(tmp) return nil, "no temp directory under " .. sp.temp_roots[2] end
     t.profiles = M.profiles(t)
     return t
@@ -572,6 +575,7 @@ function T:finish()
     if not ok then self:note("note", "residue: " .. tostring(why)) end
   end
   self._swappers, self._labs, self._volumes = {}, {}, {}
+  if self._lent then return end -- the owner's to remove
   if self.tmp then sp.rmtree(self.tmp) end
   if self.vtmp then sp.rmtree(self.vtmp) end
 end

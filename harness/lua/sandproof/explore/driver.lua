@@ -12,15 +12,28 @@ local oracle = require "sandproof.explore.oracle"
 local shrink = require "sandproof.explore.shrink"
 local emit = require "sandproof.explore.emit"
 local batch = require "sandproof.explore.batch"
+local universe = require "sandproof.explore.universe"
 
 local M = {}
 
--- Runs prog once against runner: "violation", class, outcome; or "confined",
--- "failed_closed" (held: not run after the exchange), "untested" (control
--- failed, skip, unsupported) or "error", with a reason; then the hold's
--- info (oracle.run).
-function M.run_program(runner, paths, prog)
-  local t, err = context.new({ id = "explore.p" .. prog.seed }, runner, { seed = prog.seed, paths = paths, bare = true })
+-- A context for a launch: its temp directories home's (universe.home_new:
+-- the universes of earlier launches there, restored before use) or, with
+-- no home, fresh ones of its own.
+local function launch_context(id, runner, paths, seed, home)
+  local t, err = context.new({ id = id }, runner, { seed = seed, paths = paths, bare = true, home = home })
+  if t and home then
+    local ok, terr = pcall(universe.tidy, home)
+    if not ok then t:finish() return nil, terr end
+  end
+  return t, err
+end
+
+-- Runs prog once against runner (in home, if given): "violation", class,
+-- outcome; or "confined", "failed_closed" (held: not run after the
+-- exchange), "untested" (control failed, skip, unsupported) or "error",
+-- with a reason; then the hold's info (oracle.run).
+function M.run_program(runner, paths, prog, home)
+  local t, err = launch_context("explore.p" .. prog.seed, runner, paths, prog.seed, home)
   if not t then return "error", nil, err end
   local ok, outcome, _, info = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
@@ -47,8 +60,8 @@ end
 -- "not_started"; nil and the reason when the launch
 -- itself failed (the caller then runs each alone, so an error is one
 -- program's).
-function M.run_batch(runner, paths, progs)
-  local t, err = context.new({ id = "explore.b" .. progs[1].seed }, runner, { seed = progs[1].seed, paths = paths, bare = true })
+function M.run_batch(runner, paths, progs, home)
+  local t, err = launch_context("explore.b" .. progs[1].seed, runner, paths, progs[1].seed, home)
   if not t then return nil, err end
   local ok, res = xpcall(batch.run, function(e)
     return type(e) == "table" and (e.sp_error or e.sp_skip or e.sp_unsupported) or debug.traceback(tostring(e), 2)
@@ -134,10 +147,10 @@ local function minimise(o, prog, class)
   local runs = 0
   local best = shrink.program(prog, function(p)
     runs = runs + 1
-    local kind, c = M.run_program(o.runner, o.paths, p)
+    local kind, c = M.run_program(o.runner, o.paths, p, o.home)
     return kind == "violation" and c == class
   end)
-  local _, _, outcome = M.run_program(o.runner, o.paths, best)
+  local _, _, outcome = M.run_program(o.runner, o.paths, best, o.home)
   return best, outcome, runs
 end
 
@@ -175,7 +188,7 @@ end
 -- show there.
 local function violation(o, k, prog, class, outcome, res, batched)
   if batched then
-    local kind, c, alone = M.run_program(o.runner, o.paths, prog)
+    local kind, c, alone = M.run_program(o.runner, o.paths, prog, o.home)
     if kind ~= "violation" or c ~= class then
       return unreproduced(res, k, prog, class, outcome, batched, alone)
     end
@@ -243,7 +256,7 @@ end
 -- Runs one program alone, its own launch.
 local function alone(st, item)
   st.res.launches = st.res.launches + 1
-  return record(st, item, M.run_program(st.o.runner, st.o.paths, item.prog))
+  return record(st, item, M.run_program(st.o.runner, st.o.paths, item.prog, st.o.home))
 end
 
 -- Runs group (2 or more programs) in one launch and records each judged
@@ -251,7 +264,7 @@ end
 local function launch(st, group)
   local res, progs, again = st.res, {}, {}
   for i, item in ipairs(group) do progs[i] = item.prog end
-  local out, why = M.run_batch(st.o.runner, st.o.paths, progs)
+  local out, why = M.run_batch(st.o.runner, st.o.paths, progs, st.o.home)
   res.launches = res.launches + 1
   if not out then
     res.batch_failed = (res.batch_failed or 0) + 1
@@ -273,6 +286,31 @@ local function launch(st, group)
   end
   res.requeued = res.requeued + #again
   return again
+end
+
+-- The run's loop: programs generated (next_k() their numbers) while more()
+-- says so, taken a launch at a time, until none is left, the time is up,
+-- an interrupt came or too many could not be run.
+local function loop(st, more, next_k, started)
+  local o, res = st.o, st.res
+  local queue = {} -- programs generated, not yet run (oldest first)
+  while true do
+    while not queue_full(queue, o.batch) and more() do
+      local k = next_k()
+      queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
+    end
+    if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
+    -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
+    -- ran is returned and recorded
+    if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
+    local group, rest = M.take_batch(queue, o.batch)
+    local again
+    if #group == 1 then again = alone(st, group[1]) and {} or nil
+    else again = launch(st, group) end
+    if not again then break end
+    for _, item in ipairs(rest) do again[#again + 1] = item end
+    queue = again
+  end
 end
 
 -- o: runner, paths, seed, budget (programs; 0: none), time_s (0: none),
@@ -300,24 +338,15 @@ function M.main(o)
   local function more()
     return (o.budget == 0 or k + step <= o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
   end
-  local queue = {} -- programs generated, not yet run (oldest first)
-  while true do
-    while not queue_full(queue, o.batch) and more() do
-      k = k + step
-      queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
-    end
-    if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
-    -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
-    -- ran is returned and recorded
-    if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
-    local group, rest = M.take_batch(queue, o.batch)
-    local again
-    if #group == 1 then again = alone(st, group[1]) and {} or nil
-    else again = launch(st, group) end
-    if not again then break end
-    for _, item in ipairs(rest) do again[#again + 1] = item end
-    queue = again
-  end
+  -- the universes of every launch of this process, kept for the run
+  -- (universe.home_new) and removed at its end, also when the loop raises
+  local home, herr = universe.home_new()
+  if not home then error("explore: no temp directories for the universes: " .. tostring(herr), 0) end
+  o.home = home
+  local ok, err = pcall(loop, st, more, function() k = k + step return k end, started)
+  o.home = nil
+  universe.home_remove(home)
+  if not ok then error(err, 0) end
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
   for f, v in pairs(M.coverage(st.cov)) do res[f] = v end
   if step > 1 then res.cov = { op_pairs = M.keys(st.cov.op_pairs), name_pairs = M.keys(st.cov.name_pairs) } end

@@ -1,8 +1,8 @@
 -- sandproof.explore.oracle - runs one generated program in a context and
 -- judges it by the contract, on the host (docs/EXPLORE.md).
 --
--- M.run(t, program) lays out the universe in t's fresh temp directory
--- (M.universe),
+-- M.run(t, program) lays out the universe in t's temp directory
+-- (M.universe: made fresh, or restored in place),
 -- builds the policy, runs the ops through the runner under test after a
 -- positive control (a workspace write), and compares host snapshots taken
 -- before and after: everything outside the write root (t.outside, the
@@ -20,6 +20,7 @@ local sp = require "sp"
 local lib = require "sandproof.lib"
 local gen = require "sandproof.explore.gen"
 local impact = require "sandproof.impact"
+local universe = require "sandproof.explore.universe"
 
 local M = {}
 
@@ -44,18 +45,7 @@ M.paths_of = paths_of
 
 -- Secrets a read must never return: the deny_read file's and the hidden
 -- outside's (under /tmp, which the sandbox replaces: FS-4).
-local function secrets(t)
-  return { secret = "sp-deny-read-" .. t.seed, ["out/secret"] = "sp-hidden-tmp-" .. t.seed }
-end
-
-local function layout(t, P)
-  assert(sp.mkdir(P["ws/d"]))
-  assert(sp.write(P["ws/a"], "a\n"))
-  assert(sp.write(P["ws/d/f"], "f\n"))
-  assert(sp.mkdir(P.ro))
-  assert(sp.write(P["ro/f"], "ro\n"))
-  for n, s in pairs(secrets(t)) do assert(sp.write(P[n], s)) end
-end
+local function secrets(t) return universe.secrets(t.seed) end
 
 -- One line per entry under path p (recursively, symlinks not followed):
 -- type, inode, link count, mode, content or the directory's listing order.
@@ -374,33 +364,26 @@ function M.has_entry(policy, kind, name)
   return false
 end
 
--- Universe i of context t for a program seeded `seed`: a workspace with
--- the parts of a git repository the contract names (.git, .git/hooks,
--- .git/config) and its HEAD - far fewer entries than `git init` makes:
--- creating and removing them is most of a program's cost -, a hidden outside (under t.tmp, /tmp) and a visible one (under t.vtmp,
--- /var/tmp) with their victims.  Its fields shadow t's; everything else
--- (notes, labs, profiles) is t's.
+-- Universe i of context t for a program seeded `seed`, laid out
+-- (sandproof.explore.universe): a workspace with the parts of a git
+-- repository the contract names (.git, .git/hooks, .git/config) and its
+-- HEAD, the program's files, read-only directory and secret, a hidden
+-- outside (under t.tmp, /tmp) and a visible one (under t.vtmp, /var/tmp)
+-- with their victims.  Made fresh, or restored in place when a worker's
+-- earlier program left it there (t.tmp a worker's home).  Its fields
+-- shadow t's; everything else (notes, labs, profiles) is t's.
 function M.universe(t, i, seed)
-  local ws = t.tmp .. "/u" .. i
-  local u = setmetatable({ ws = ws, outside = t.tmp .. "/out" .. i,
+  local u = setmetatable({ ws = t.tmp .. "/u" .. i, outside = t.tmp .. "/out" .. i,
                            visible_outside = t.vtmp .. "/out" .. i, seed = seed },
                          { __index = t })
-  for _, d in ipairs { ws, ws .. "/.git", ws .. "/.git/hooks", u.outside, u.visible_outside } do
-    assert(sp.mkdir(d))
-  end
-  assert(sp.write(ws .. "/.git/HEAD", "ref: refs/heads/main\n"))
-  assert(sp.write(ws .. "/.git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"))
-  assert(sp.write(u.outside .. "/victim", "untouched\n"))
-  assert(sp.write(u.visible_outside .. "/victim", "untouched\n"))
+  universe.lay(u)
   return u
 end
 
--- Lays out program prog's universe in u (a context, or a table with ws,
--- outside, visible_outside and seed whose other fields are its context's)
--- and takes the snapshot before: the state M.judge needs.
+-- Program prog's state in its laid-out universe u (M.universe): its
+-- listeners, its ops resolved, and the snapshot before: what M.judge needs.
 function M.prepare(u, prog)
   local P = paths_of(u)
-  layout(u, P)
   local ports, lab, ids = listeners(u, prog.ops)
   return { P = P, lab = lab, ids = ids, policy = prog.policy,
            before = snapshot(P, prog.policy), probe = resolve(P, ports, prog.ops) }
