@@ -57,16 +57,20 @@ end
 -- Runs progs (one launch_key) in one context and launch (sandproof.explore.
 -- batch): per program the kind ("violation", "confined", "untested"),
 -- class and outcome of run_program and cut (stopped short), or the kind
--- "not_started"; nil and the reason when the launch
--- itself failed (the caller then runs each alone, so an error is one
--- program's).
+-- "not_started"; nil, the reason and whether it left a process alive when
+-- the launch itself failed (the caller then runs each alone, so an error
+-- is one program's).
 function M.run_batch(runner, paths, progs, home)
   local t, err = launch_context("explore.b" .. progs[1].seed, runner, paths, progs[1].seed, home)
   if not t then return nil, err end
   local ok, res = xpcall(batch.run, function(e)
-    return type(e) == "table" and (e.sp_error or e.sp_skip or e.sp_unsupported) or debug.traceback(tostring(e), 2)
+    if type(e) == "table" then return e end
+    return debug.traceback(tostring(e), 2)
   end, t, progs)
   t:finish()
+  if not ok and type(res) == "table" then
+    return nil, tostring(res.sp_error or res.sp_skip or res.sp_unsupported), res.residue
+  end
   if not ok then return nil, tostring(res) end
   -- a launch in which no program started proves nothing about any of
   -- them, and queueing them again could loop for ever
@@ -88,12 +92,12 @@ end
 -- stop cuts the program that caused it short, and the ones after it must
 -- be laid out again for the next launch.
 M.MAX_STOPPERS = 2
-function M.take_batch(queue, size)
-  local key, plain, stoppers, rest = batch.launch_key(queue[1].prog), {}, {}, {}
+function M.take_batch(queue, size, daemons_alone)
+  local key, plain, stoppers, rest = batch.launch_key(queue[1].prog, daemons_alone), {}, {}, {}
   local listeners = 0
   for _, item in ipairs(queue) do
     local stops, l = batch.may_stop(item.prog), batch.listeners(item.prog)
-    if batch.launch_key(item.prog) ~= key or #plain + #stoppers >= size
+    if batch.launch_key(item.prog, daemons_alone) ~= key or #plain + #stoppers >= size
        or (stops and #stoppers >= M.MAX_STOPPERS)
        or listeners + l > batch.LAB_LISTENERS then rest[#rest + 1] = item
     elseif stops then stoppers[#stoppers + 1] = item listeners = listeners + l
@@ -264,12 +268,15 @@ end
 local function launch(st, group)
   local res, progs, again = st.res, {}, {}
   for i, item in ipairs(group) do progs[i] = item.prog end
-  local out, why = M.run_batch(st.o.runner, st.o.paths, progs, st.o.home)
+  local out, why, left = M.run_batch(st.o.runner, st.o.paths, progs, st.o.home)
   res.launches = res.launches + 1
   if not out then
     res.batch_failed = (res.batch_failed or 0) + 1
     res.batch_error = res.batch_error or why
   end
+  -- a runner that left a process of a launch alive: programs that start a
+  -- daemon run alone from now on (batch.launch_key)
+  st.daemons_alone = st.daemons_alone or left
   for i, item in ipairs(group) do
     local x = out and out[i]
     local ok = true
@@ -303,7 +310,7 @@ local function loop(st, more, next_k, started)
     -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
     -- ran is returned and recorded
     if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
-    local group, rest = M.take_batch(queue, o.batch)
+    local group, rest = M.take_batch(queue, o.batch, st.daemons_alone)
     local again
     if #group == 1 then again = alone(st, group[1]) and {} or nil
     else again = launch(st, group) end

@@ -284,25 +284,36 @@ end
 -- on timing: a double fork still under way when the runner returned); the
 -- note says which.
 local RESIDUE = "a process of the run alive after the runner returned"
-local function residue(t, probe, r)
+
+-- The processes whose command line holds "spawn_daemon <path>" (sp.census:
+-- every process of the host, its command line read), each noted and
+-- killed by pid once /proc/PID/cmdline still holds path (never by name).
+-- Returns the census lines found.
+function M.census_daemons(t, path)
+  local c, err = sp.census { marker = "spawn_daemon " .. path }
+  if not c then t:error("census: " .. tostring(err)) end
+  for _, line in ipairs(c.processes) do
+    local pid = line:match("^pid (%d+) ")
+    t:note("census", "alive after the run and the harness's sweep: " .. line)
+    if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(path, 1, true) then
+      sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
+    end
+  end
+  return c.processes
+end
+
+-- st.censused: the caller looked for the launch's daemons already (a
+-- launch of several programs, sandproof.explore.batch: found none).
+local function residue(t, probe, r, censused)
   local out, n = {}, tonumber(r.harness_killed) or 0
   if n > 0 then
     t:note("note", string.format("the harness killed %d process%s of the run alive after the runner returned",
       n, n == 1 and "" or "es"))
     out[1] = RESIDUE
   end
-  for _, op in ipairs(probe) do
-    if op[1] == "spawn_daemon" then
-      local c, err = sp.census { marker = "spawn_daemon " .. op[2] }
-      if not c then t:error("census: " .. tostring(err)) end
-      for _, line in ipairs(c.processes) do
-        local pid = line:match("^pid (%d+) ")
-        t:note("census", "alive after the run and the harness's sweep: " .. line)
-        out[1] = RESIDUE
-        if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(op[2], 1, true) then
-          sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
-        end
-      end
+  for _, op in ipairs(censused and {} or probe) do
+    if op[1] == "spawn_daemon" and #M.census_daemons(t, op[2]) > 0 then
+      out[1] = RESIDUE
     end
   end
   return out
@@ -326,7 +337,7 @@ end
 
 -- Every violation the host sees after the run: { class, what }, in
 -- report order (escapes first).
-local function judge(t, P, before, policy, r, lab, ids, probe, launch)
+local function judge(t, P, before, policy, r, lab, ids, probe, launch, censused)
   local v = {}
   local function seen(kind, what) v[#v + 1] = { class = impact.SEEN[kind], what = what } end
   traversable(t, P)
@@ -355,7 +366,7 @@ local function judge(t, P, before, policy, r, lab, ids, probe, launch)
     local h = lab:hits(id)
     if h > 0 then seen("listener_reached", "a lab listener was reached") break end
   end
-  for _, x in ipairs(residue(t, probe, r)) do seen("left_behind", x) end
+  for _, x in ipairs(residue(t, probe, r, censused)) do seen("left_behind", x) end
   return impact.sort(v)
 end
 
@@ -392,7 +403,8 @@ end
 -- The outcome of the run r of a prepared program and its violations.
 function M.judge(u, st, r)
   local P = st.P
-  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe, st.launch or st.probe)
+  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe, st.launch or st.probe,
+                  st.censused)
   for _, x in ipairs(v) do u:note("note", x.class .. ": " .. x.what) end
   if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
   if sp.read(P["ws/ctl"]) ~= "ok" then
