@@ -4,7 +4,8 @@
 # (default 2000) of seed 3, no shrinking, OLD then NEW then NEW then OLD
 # ... (ROUNDS pairs, default 3, the order alternating so that a change of
 # the machine's load falls on both alike).  ARGS go to both runs (e.g.
-# --jobs 2; --runner R replaces ref).  Per run: the explore's own
+# --jobs 2; --runner R replaces ref), OLD_ARGS and NEW_ARGS (words) to one
+# side only: OLD and NEW may be the same build (e.g. NEW_ARGS="--batch 16").  Per run: the explore's own
 # programs/s (shrinking excluded), the wall-clock programs/s of the whole
 # process, and the CPU time per program (user + system of the explore and
 # every process it reaped: the runner, the sandbox's processes, labs), the
@@ -23,11 +24,12 @@ runner=ref
 case " $* " in *" --runner "*) runner=$(echo " $* " | sed 's/.* --runner \([^ ]*\) .*/\1/') ;; *) set -- --runner ref "$@" ;; esac
 tmp=$(mktemp -d /tmp/sandproof-bench-pair.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-one() { # LABEL BINARY ARGS...
-	label=$1 bin=$2
-	shift 2
+one() { # LABEL BINARY SIDE_ARGS ARGS...
+	label=$1 bin=$2 side=$3
+	shift 3
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$bin" explore "$@" --budget "$n" --seed 3 \
+	# shellcheck disable=SC2086 # side is words
+	/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$bin" explore "$@" $side --budget "$n" --seed 3 \
 		--no-shrink --out "$tmp/o" >"$tmp/log" 2>&1
 	line=$(grep "^explore $runner:" "$tmp/log")
 	rate=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) programs\/s).*/\1/p')
@@ -41,9 +43,9 @@ one() { # LABEL BINARY ARGS...
 }
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) -eq 1 ]; then
-		one old "$old" "$@"; one new "$new" "$@"
+		one old "$old" "${OLD_ARGS:-}" "$@"; one new "$new" "${NEW_ARGS:-}" "$@"
 	else
-		one new "$new" "$@"; one old "$old" "$@"
+		one new "$new" "${NEW_ARGS:-}" "$@"; one old "$old" "${OLD_ARGS:-}" "$@"
 	fi
 done
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -107,15 +107,24 @@ function M.take_batch(queue, size, daemons_alone)
   return plain, rest
 end
 
--- Whether queue holds enough programs for a launch of size: size of
--- them, as many that cannot stop the sandbox as fit beside MAX_STOPPERS
--- that may; or four launches' worth in all.
-local function queue_full(queue, size)
-  local plain = 0
+-- Whether queue holds enough programs for the launch its first program
+-- needs: that one alone (a held one), or size that share its launch, as
+-- many that cannot stop the sandbox as fit beside MAX_STOPPERS that may;
+-- or four launches' worth in all.  (Counting every program instead, a
+-- launch under network deny took only the deny ones among size, and one
+-- under allow fewer still.)
+local function queue_full(queue, size, daemons_alone)
+  if #queue == 0 then return false end
+  local key = batch.launch_key(queue[1].prog, daemons_alone)
+  if key:find("^alone:") or #queue >= 4 * size then return true end
+  local same, plain = 0, 0
   for _, item in ipairs(queue) do
-    if not batch.may_stop(item.prog) then plain = plain + 1 end
+    if batch.launch_key(item.prog, daemons_alone) == key then
+      same = same + 1
+      if not batch.may_stop(item.prog) then plain = plain + 1 end
+    end
   end
-  return (#queue >= size and plain >= size - M.MAX_STOPPERS) or #queue >= 4 * size
+  return same >= size and plain >= size - M.MAX_STOPPERS
 end
 
 -- Coverage of the grammar: adjacent op kinds and names met in one op.
@@ -302,7 +311,7 @@ local function loop(st, more, next_k, started)
   local o, res = st.o, st.res
   local queue = {} -- programs generated, not yet run (oldest first)
   while true do
-    while not queue_full(queue, o.batch) and more() do
+    while not queue_full(queue, o.batch, st.daemons_alone) and more() do
       local k = next_k()
       queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
     end
