@@ -62,7 +62,7 @@ function M.new(sc, runner_name, opts)
     outside = tmp .. "/outside", runner = adapter, runner_name = runner_name,
     seed = opts.seed or 1, paths = opts.paths, evidence = {},
     power = { attempts = 0, windows = 0, min = 0 }, _labs = {}, _swappers = {},
-    _volumes = {}, _ctx = {}, _lent = home and true or nil,
+    _volumes = {}, _ctx = {}, _lent = home and true or nil, _lend_lab = opts.lend_lab,
   }, T)
   -- opts.bare (sandproof explore, which lays out universes of its own):
   -- only the temp directories, no workspace or outsides in them
@@ -474,12 +474,22 @@ end
 -- The network lab: a network namespace with no uplink (loopback, a veth
 -- pair with TEST-NET addresses, optionally a routed far side).  Every
 -- later t:sandbox in this context starts the runner inside it.
+-- A context made with opts.lend_lab (sandproof explore) gets an unrouted
+-- lab from that function instead: a lab its caller keeps for several
+-- contexts (finish() leaves it), nil and why when it has none.
 local LAB_KEYS = check.set { "routed" }
 function T:lab(opts)
   check.keys(opts, LAB_KEYS, "t:lab")
   check.type(opts or {}, "routed", "boolean", "t:lab")
   self:need_primitive("lab")
-  local l, err = sp.lab(opts or {})
+  local l, err
+  if self._lend_lab and not (opts and opts.routed) then
+    l, err = self._lend_lab()
+    if not l then self:skip("network lab unavailable: " .. tostring(err)) end
+    self._ctx.lab = l
+    return l
+  end
+  l, err = sp.lab(opts or {})
   if not l then self:skip("network lab unavailable: " .. tostring(err)) end
   self._labs[#self._labs + 1] = l
   self._ctx.lab = l

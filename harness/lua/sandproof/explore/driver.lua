@@ -16,11 +16,20 @@ local universe = require "sandproof.explore.universe"
 
 local M = {}
 
--- A context for a launch: its temp directories home's (universe.home_new:
--- the universes of earlier launches there, restored before use) or, with
--- no home, fresh ones of its own.
-local function launch_context(id, runner, paths, seed, home)
-  local t, err = context.new({ id = id }, runner, { seed = seed, paths = paths, bare = true, home = home })
+-- A context for a launch of progs: its temp directories and its lab
+-- home's (universe.home_new: the universes of earlier launches there,
+-- restored before use; the lab with room for progs' listeners) or, with no
+-- home, fresh ones of its own.
+local function launch_context(id, runner, paths, progs, home)
+  local lend
+  if home then
+    local n = 0
+    for _, p in ipairs(progs) do n = n + batch.listeners(p) end
+    universe.home_reserve(home, n)
+    lend = function() return universe.home_lab(home) end
+  end
+  local t, err = context.new({ id = id }, runner, { seed = progs[1].seed, paths = paths, bare = true,
+                                                    home = home, lend_lab = lend })
   if t and home then
     local ok, terr = pcall(universe.tidy, home)
     if not ok then t:finish() return nil, terr end
@@ -33,7 +42,7 @@ end
 -- exchange), "untested" (control failed, skip, unsupported) or "error",
 -- with a reason; then the hold's info (oracle.run).
 function M.run_program(runner, paths, prog, home)
-  local t, err = launch_context("explore.p" .. prog.seed, runner, paths, prog.seed, home)
+  local t, err = launch_context("explore.p" .. prog.seed, runner, paths, { prog }, home)
   if not t then return "error", nil, err end
   local ok, outcome, _, info = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
@@ -61,7 +70,7 @@ end
 -- the launch itself failed (the caller then runs each alone, so an error
 -- is one program's).
 function M.run_batch(runner, paths, progs, home)
-  local t, err = launch_context("explore.b" .. progs[1].seed, runner, paths, progs[1].seed, home)
+  local t, err = launch_context("explore.b" .. progs[1].seed, runner, paths, progs, home)
   if not t then return nil, err end
   local ok, res = xpcall(batch.run, function(e)
     if type(e) == "table" then return e end

@@ -121,7 +121,10 @@ local function resolve(P, ports, ops)
 end
 
 -- Lab listeners for a program that connects: every address a connect may
--- name.  Returns ports ({ ["$tcp"] = n, ... }) and the lab (nil: no net op).
+-- name, three listeners of its own (batch.listeners counts them; the lab
+-- may be a home's, kept between launches: a listener is never another
+-- program's, so its hits are this program's).  Returns ports ({ ["$tcp"]
+-- = n, ... }), the lab (nil: no net op) and the listeners' ids.
 local function listeners(t, ops)
   local net = false
   for _, op in ipairs(ops) do net = net or gen.is_net(op) end

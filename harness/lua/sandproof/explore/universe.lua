@@ -150,8 +150,37 @@ function M.tidy(home)
   end
 end
 
+-- The home's network lab, kept between launches: making one (a network
+-- namespace, a veth pair, its keeper) cost about 3 ms of CPU, and most
+-- launches need one.  Its listeners are never shared: each program that
+-- connects gets three of its own (oracle.prepare), so a listener's hits
+-- are one program's.  A lab holds LAB_MAX of them in its life, so before a
+-- launch M.home_reserve makes room for the launch's listeners (replacing
+-- the lab when they would not fit), and M.home_lab lends the lab, made
+-- when first needed (nil and why when none can be made).
+M.LAB_MAX = 16
+function M.home_reserve(home, listeners)
+  if listeners == 0 then return end
+  if (home.lab_used or 0) + listeners > M.LAB_MAX then
+    if home.lab then home.lab:destroy() end
+    home.lab, home.lab_used = nil, 0
+  end
+  home.lab_used = (home.lab_used or 0) + listeners
+end
+
+function M.home_lab(home)
+  if not home.lab then
+    local l, err = sp.lab {}
+    if not l then return nil, err end
+    home.lab = l
+  end
+  return home.lab
+end
+
 function M.home_remove(home)
   if home then
+    if home.lab then home.lab:destroy() end
+    home.lab = nil
     sp.rmtree(home.tmp)
     sp.rmtree(home.vtmp)
   end
