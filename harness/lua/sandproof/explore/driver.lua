@@ -101,12 +101,27 @@ end
 -- stop cuts the program that caused it short, and the ones after it must
 -- be laid out again for the next launch.
 M.MAX_STOPPERS = 2
+
+-- What the queue asks of a queued program, worked out once: its launch
+-- key (batch.launch_key), whether it may stop the sandbox, its listeners.
+local function key_of(item, daemons_alone)
+  local f = daemons_alone and "key_da" or "key"
+  item[f] = item[f] or batch.launch_key(item.prog, daemons_alone)
+  return item[f]
+end
+local function stops_of(item)
+  if item.stops == nil then item.stops = batch.may_stop(item.prog) end
+  return item.stops
+end
+
 function M.take_batch(queue, size, daemons_alone)
-  local key, plain, stoppers, rest = batch.launch_key(queue[1].prog, daemons_alone), {}, {}, {}
+  local key, plain, stoppers, rest = key_of(queue[1], daemons_alone), {}, {}, {}
   local listeners = 0
   for _, item in ipairs(queue) do
-    local stops, l = batch.may_stop(item.prog), batch.listeners(item.prog)
-    if batch.launch_key(item.prog, daemons_alone) ~= key or #plain + #stoppers >= size
+    local stops = stops_of(item)
+    item.listeners = item.listeners or batch.listeners(item.prog)
+    local l = item.listeners
+    if key_of(item, daemons_alone) ~= key or #plain + #stoppers >= size
        or (stops and #stoppers >= M.MAX_STOPPERS)
        or listeners + l > batch.LAB_LISTENERS then rest[#rest + 1] = item
     elseif stops then stoppers[#stoppers + 1] = item listeners = listeners + l
@@ -124,13 +139,13 @@ end
 -- under allow fewer still.)
 local function queue_full(queue, size, daemons_alone)
   if #queue == 0 then return false end
-  local key = batch.launch_key(queue[1].prog, daemons_alone)
+  local key = key_of(queue[1], daemons_alone)
   if key:find("^alone:") or #queue >= 4 * size then return true end
   local same, plain = 0, 0
   for _, item in ipairs(queue) do
-    if batch.launch_key(item.prog, daemons_alone) == key then
+    if key_of(item, daemons_alone) == key then
       same = same + 1
-      if not batch.may_stop(item.prog) then plain = plain + 1 end
+      if not stops_of(item) then plain = plain + 1 end
     end
   end
   return same >= size and plain >= size - M.MAX_STOPPERS
