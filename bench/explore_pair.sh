@@ -34,7 +34,11 @@ one() { # LABEL BINARY SIDE_ARGS ARGS...
 	line=$(grep "^explore $runner:" "$tmp/log")
 	rate=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) programs\/s).*/\1/p')
 	launches=$(echo "$line" | sed -n 's/.*; \([0-9]*\) launches.*/\1/p')
-	read -r wall user sys <"$tmp/time"
+	# (GNU time puts "Command exited with non-zero status 1" first when
+	# explore found a violation)
+	read -r wall user sys <<EOT
+$(tail -n 1 "$tmp/time")
+EOT
 	echo "$label $rate $wall $user $sys $load $launches" | awk -v n="$n" '{
 		printf "%-4s %7.1f programs/s (explore), %7.1f programs/s (wall %6.1f s), CPU %5.2f ms/program (user %.1f s, sys %.1f s), load %s, %s launches\n",
 			$1, $2, n / $3, $3, ($4 + $5) * 1000 / n, $4, $5, $6, $7 }' | tee -a "$tmp/rows"
