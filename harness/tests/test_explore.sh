@@ -3,7 +3,8 @@
 #   - bad input exits 2 naming what is wrong, nothing run or written;
 #   - the generator is deterministic (pinned outputs for a seed) and covers
 #     its grammar; ddmin finds 1-minimal subsets (explore/unit_gen.lua, run
-#     as a scenario through the harness's own Lua);
+#     as a scenario through the harness's own Lua); a universe restored in
+#     place equals a fresh one (explore/unit_universe.lua);
 #   - the oracle sees each hand-written attack against none (an escape) and
 #     none of them against ref (confined), each program a scenario replayed
 #     by `sandproof run`;
@@ -11,8 +12,11 @@
 #     writes scenario files that replay as they are: fail against none,
 #     pass against ref; the same seed finds the same files;
 #   - explore against ref finds none (exit 0) and records its run;
-#   - batches: the same violations as programs run alone; launches stopped
-#     by ref are handled; a violation only a batch shows is recorded as such.
+#   - batches: the same violations as programs run alone (daemons a
+#     runner leaves, counted or hidden, among them); one violating program
+#     among clean ones is named exactly (explore/unit_batch.lua); launches
+#     stopped by ref are handled; a violation only a batch shows is
+#     recorded as such.
 set -u
 sp=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,9 +50,12 @@ check '[ $st -eq 2 ] && grep -q -- "--out /proc/nope" "$tmp/err"' "an unusable -
 
 # ---- generator and ddmin -------------------------------------------------------
 mkdir -p "$tmp/unit/fs"
-cp "$here/explore/unit_gen.lua" "$tmp/unit/fs/"
+cp "$here/explore/unit_gen.lua" "$here/explore/unit_universe.lua" "$tmp/unit/fs/"
 SANDPROOF_SCENARIOS="$tmp/unit" "$sp" run --runner none --out "$tmp/unit-out" >"$tmp/out" 2>&1
 check 'grep -q "^pass .*fs.explore_unit .*observed=ok" "$tmp/out"' "generator determinism, grammar coverage, ddmin: $(grep explore_unit "$tmp/out" | head -c 400)"
+# a universe restored in place (a worker keeps its universes for the run)
+# is exactly a fresh one, whatever the program before did to it
+check 'grep -q "^pass .*fs.explore_universe .*observed=ok" "$tmp/out"' "a wrecked universe restored in place equals a fresh one: $(grep -A3 explore_universe "$tmp/out" | head -c 600)"
 
 # oracle_sc DIR ID CLAUSES CLAIM LINUX_EXPECTED PROGRAM: DIR/fs/ID.lua, the
 # scenario fs.ID whose run is the oracle judging one program (Lua table
@@ -149,6 +156,16 @@ hon hon_tiocsti '{ seed = 3, policy = {}, ops = { { "tiocsti_pty" } } }'
 env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon2" "$sp" run --runner ref,ref_mute,ref_phantom --out "$tmp/hon2-out" >"$tmp/hon2.log" 2>&1
 check '[ "$(grep -c "^pass .*fs.hon_.* ref .*observed=confined" "$tmp/hon2.log")" = 3 ] && grep -q "^fail .*fs.hon_uring .* ref_mute .*observed=reporting: io_uring refused with EPERM without a syscall denial of io_uring_setup" "$tmp/hon2.log" && grep -q "^fail .*fs.hon_tiocsti .* ref_mute .*observed=reporting: tiocsti_pty refused with EPERM without a syscall denial of ioctl" "$tmp/hon2.log" && grep -q "^pass .*fs.hon_write .* ref_mute .*observed=confined" "$tmp/hon2.log"' "an EPERM refusal of a PRIV-2 call with no denial of it is a reporting violation: $(grep "fs.hon_" "$tmp/hon2.log" | head -c 500)"
 check 'grep -q "^fail .*fs.hon_write .* ref_phantom .*observed=reporting: a syscall denial of io_uring_setup reported that no op of the launch makes" "$tmp/hon2.log" && grep -q "^fail .*fs.hon_uring .* ref_phantom .*observed=reporting: a protected_create denial of agents reported that no op names" "$tmp/hon2.log"' "denials of what no op did are reporting violations: $(grep "fs.hon_.* ref_phantom" "$tmp/hon2.log" | head -c 500)"
+
+# ---- a launch of several programs names exactly the one that violated ----
+# seven clean programs and one violating (an escape, a hardening, an
+# unreported refusal), the violating one first, fourth or last; against
+# none, ref_mute and ref (explore/unit_batch.lua)
+mkdir -p "$tmp/ub/fs"
+cp "$here/explore/unit_batch.lua" "$tmp/ub/fs/"
+cp "$here/../runners/none.lua" "$tmp/h/runners/"
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/ub" "$sp" run --runner none,ref_mute,ref --out "$tmp/ub-out" >"$tmp/ub.log" 2>&1
+check '[ "$(grep -c "^pass .*fs.explore_batch .*observed=ok" "$tmp/ub.log")" = 3 ]' "a launch of eight programs names exactly the violating one, wherever it sits (none, ref_mute), and none against ref: $(grep explore_batch "$tmp/ub.log" | grep -v "^pass" | head -c 600)"
 
 # ---- a host-side hold: the workspace exchanged with a symlink to the outside ----
 # at the first path call of the run; under none (no pinning) the writes
@@ -319,6 +336,33 @@ for b in 1 8; do
 	grep "^violation" "$tmp/b$b.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/b$b.v"
 done
 check '[ -s "$tmp/b1.v" ] && cmp -s "$tmp/b1.v" "$tmp/b8.v" && grep -q "residue: " "$tmp/b8.v"' "batched and alone find the same violations against none, residue among them ($(wc -l <"$tmp/b1.v") alone, $(wc -l <"$tmp/b8.v") batched; $(diff "$tmp/b1.v" "$tmp/b8.v" | head -c 300))"
+# programs that start a daemon share launches: a launch that leaves one
+# alive is run again program by program, where residue is judged for the
+# program that left it.  none_hide leaves its leftovers alive and does not
+# count them (as an adapter whose runner hands the command to a service):
+# only the census by command line finds them, once per launch; the same
+# violations batched as alone, and no daemon of it left after the run
+cat >"$tmp/k/runners/none_hide.lua" <<'EOT'
+local none = require "none"
+local M = setmetatable({ name = "none_hide" }, { __index = none })
+function M.sandbox(t, spec)
+  if not t._ctx.lab then t:lab() end
+  local r = t:spawn { argv = spec.command, cwd = spec.cwd, env = { "PATH=/usr/bin:/bin" },
+                      timeout_ms = 20000, private_mounts = true, kill_leftovers = false }
+  return { outcome = { kind = r.code == 0 and "success" or "application_failure",
+                       exit = { code = r.code }, stdout = r.stdout, stderr = r.stderr, denials = {} } }
+end
+return M
+EOT
+for b in 1 8; do
+	env SANDPROOF_HARNESS_DIR="$tmp/k" "$sp" explore --runner none_hide --budget 80 --seed 12 --no-shrink --batch $b --out "$tmp/nh$b" >"$tmp/nh$b.log" 2>&1 &
+	nhpid=$!
+	sc_reap 300 $nhpid
+	grep "^violation" "$tmp/nh$b.log" | sed 's/^violation [0-9]*: //' | sort >"$tmp/nh$b.v"
+	left=$(grep -l "sandproof-$nhpid-explore[_]home" /proc/[0-9]*/cmdline 2>/dev/null | wc -l) # [_]: not this grep
+	eval "nhleft$b=\$left"
+done
+check '[ -s "$tmp/nh1.v" ] && cmp -s "$tmp/nh1.v" "$tmp/nh8.v" && grep -q "residue: " "$tmp/nh8.v" && [ "$nhleft1" = 0 ] && [ "$nhleft8" = 0 ]' "daemons the runner hides: found by the census, the same violations batched as alone, residue among them, none left alive ($(wc -l <"$tmp/nh1.v") alone, $(wc -l <"$tmp/nh8.v") batched, left $nhleft1/$nhleft8; $(diff "$tmp/nh1.v" "$tmp/nh8.v" | head -c 300))"
 # the summary lists each distinct finding once, by class, with how many
 # violating programs it stands for - as the database counts them - and no
 # id twice anywhere in the output (issue 31: never the same id a thousand
@@ -422,17 +466,16 @@ st=$?
 check '[ $st -eq 0 ] && grep -q "^explore ref_batchfail: 16 programs .* 0 untested, 0 errors" "$tmp/bf.log" && grep -q "^[1-9][0-9]* launches of several programs failed, their programs then run alone (first: .*runner_failed)" "$tmp/bf.log"' "a launch of several programs that failed is said, its programs run alone and judged (exit $st: $(tail -2 "$tmp/bf.log" | head -c 400))"
 
 # ---- interrupted: what ran is recorded, the run left unfinished, nothing left behind
-# The signal goes once a launch has ended: each launch is a context of
-# the process, its temp directories /tmp/sandproof-PID-explore_* made at
-# its start and removed at its end (a fixed sleep instead, on a loaded
-# machine, could interrupt before any program was judged).
-ctx() { ls -d /tmp/sandproof-"$1"-explore_* /var/tmp/sandproof-"$1"-explore_* 2>/dev/null; }
-has_ctx() { [ -n "$(ctx "$1")" ]; }
+# The signal goes once a launch has begun: a process keeps its universes
+# for the whole run in its home, /tmp/sandproof-PID-explore_home-*, where
+# universe 1 is laid out as its first launch starts (past the last check
+# for an interrupt before it: that launch then finishes and is judged); a
+# fixed sleep instead, on a loaded machine, could interrupt before any
+# program was judged.
+launched() { [ -n "$(ls -d /tmp/sandproof-"$1"-explore_home-*/u1 2>/dev/null)" ]; }
 "$sp" explore --runner ref --time 120 --seed 4 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
 pid=$!
-sc_wait 120 "$pid" has_ctx "$pid"
-first=$(ctx "$pid" | head -n 1)
-sc_wait 120 "$pid" test ! -e "$first"
+sc_wait 120 "$pid" launched "$pid"
 kill -INT $pid
 sc_reap 120 $pid
 st=$?
@@ -442,10 +485,10 @@ check '! ls -d /tmp/sandproof-$pid-* /var/tmp/sandproof-$pid-* >/dev/null 2>&1' 
 "$sp" explore --runner ref --time 120 --seed 4 --jobs 2 --out "$tmp/intj" >"$tmp/intj.log" 2>&1 &
 pid=$!
 # the signal goes once both workers (forked, after the handler is
-# installed) run a launch: each has a context directory
+# installed) run a launch: each has laid out its universe 1
 workers_run() {
 	k=0
-	for w in $(pgrep -P "$pid"); do has_ctx "$w" && k=$((k + 1)); done
+	for w in $(pgrep -P "$pid"); do launched "$w" && k=$((k + 1)); done
 	[ "$k" -eq 2 ]
 }
 sc_wait 120 "$pid" workers_run

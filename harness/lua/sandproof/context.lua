@@ -59,20 +59,23 @@ function M.new(sc, spec, opts)
   -- parent removes sandproof-<pid>-* in both sp.temp_roots (Linux: /tmp
   -- and /var/tmp; macOS: /private/tmp and /private/var/tmp).
   local safe = sp.getpid() .. "-" .. sc.id:gsub("[^%w]", "_")
-  local tmp, err = sp.mkdtemp(sp.temp_roots[1] .. "/sandproof-" .. safe .. "-")
+  -- opts.home (sandproof explore's worker): temp directories the caller
+  -- owns, { tmp, vtmp }, lent for this context's life; finish() leaves them
+  local home = opts.bare and opts.home
+  local tmp, err = home and home.tmp or sp.mkdtemp(sp.temp_roots[1] .. "/sandproof-" .. safe .. "-")
   if not tmp then return nil, err end
   local t = setmetatable({
     sc = sc, id = sc.id, os = sp.os, tmp = tmp, ws = tmp .. "/ws",
     outside = tmp .. "/outside", runner = adapter, runner_name = runner_name,
     seed = opts.seed or 1, paths = opts.paths, evidence = {},
     power = { attempts = 0, windows = 0, min = 0 }, _labs = {}, _swappers = {},
-    _volumes = {}, _ctx = {},
+    _volumes = {}, _ctx = {}, _lent = home and true or nil, _lend_lab = opts.lend_lab,
   }, T)
   -- opts.bare (sandproof explore, which lays out universes of its own):
   -- only the temp directories, no workspace or outsides in them
   if opts.bare then
     t.ws, t.outside = nil, nil
-    t.vtmp = sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
+    t.vtmp = home and home.vtmp or sp.mkdtemp(sp.temp_roots[2] .. "/sandproof-" .. safe .. "-")
     if not t.vtmp then sp.rmtree(tmp) return nil, "no temp directory under " .. sp.temp_roots[2] end
     t.profiles = M.profiles(t)
     return t
@@ -478,12 +481,22 @@ end
 -- The network lab: a network namespace with no uplink (loopback, a veth
 -- pair with TEST-NET addresses, optionally a routed far side).  Every
 -- later t:sandbox in this context starts the runner inside it.
+-- A context made with opts.lend_lab (sandproof explore) gets an unrouted
+-- lab from that function instead: a lab its caller keeps for several
+-- contexts (finish() leaves it), nil and why when it has none.
 local LAB_KEYS = check.set { "routed" }
 function T:lab(opts)
   check.keys(opts, LAB_KEYS, "t:lab")
   check.type(opts or {}, "routed", "boolean", "t:lab")
   self:need_primitive("lab")
-  local l, err = sp.lab(opts or {})
+  local l, err
+  if self._lend_lab and not (opts and opts.routed) then
+    l, err = self._lend_lab()
+    if not l then self:skip("network lab unavailable: " .. tostring(err)) end
+    self._ctx.lab = l
+    return l
+  end
+  l, err = sp.lab(opts or {})
   if not l then self:skip("network lab unavailable: " .. tostring(err)) end
   self._labs[#self._labs + 1] = l
   self._ctx.lab = l
@@ -586,6 +599,7 @@ function T:finish()
     if not ok then self:note("note", "residue: " .. tostring(why)) end
   end
   self._swappers, self._labs, self._volumes = {}, {}, {}
+  if self._lent then return end -- the owner's to remove
   if self.tmp then sp.rmtree(self.tmp) end
   if self.vtmp then sp.rmtree(self.vtmp) end
 end

@@ -45,15 +45,21 @@ function M.listeners(prog)
   return 0
 end
 
--- The launch a program needs: programs of one batch share it.  One that
--- starts a daemon runs alone: what is left alive after a launch is judged
--- for the program that left it (oracle, residue); so does a held one (its
--- hold is the launch's).
-function M.launch_key(prog)
-  if prog.hold then return "alone:" .. prog.seed end
+function M.has_daemon(prog)
   for _, op in ipairs(prog.ops) do
-    if op[1] == "spawn_daemon" then return "alone:" .. prog.seed end
+    if op[1] == "spawn_daemon" then return true end
   end
+  return false
+end
+
+-- The launch a program needs: programs of one batch share it.  A held one
+-- runs alone (its hold is the launch's).  One that starts a daemon shares
+-- a launch: a launch that leaves a process alive is not judged, its
+-- programs run alone, where residue is judged for the program that left it
+-- (M.run); with daemons_alone (the runner left one alive before: its
+-- launches would all be run twice) it runs alone from the start.
+function M.launch_key(prog, daemons_alone)
+  if prog.hold or (daemons_alone and M.has_daemon(prog)) then return "alone:" .. prog.seed end
   for _, e in ipairs(prog.policy) do
     if e.kind == "network" then return "network=" .. e.name end
   end
@@ -122,12 +128,19 @@ function M.run(t, progs)
   local r = t:sandbox { profile = p, cwd = us[1].ws, probe = probe,
                         timeout_ms = oracle.TIMEOUT_MS * #progs }
   t:ran(r)
-  -- processes the launch left alive (killed by the harness) belong to no
-  -- one program: the caller runs each alone, where residue is judged
-  if (tonumber(r.harness_killed) or 0) > 0 then
-    error({ sp_error = string.format("the launch left %s processes alive: its programs run alone",
-                                     tostring(r.harness_killed)) }, 0)
+  -- processes the launch left alive (killed by the harness, or found by
+  -- their command line, which is the probe's and holds every program's
+  -- pidfile: killed by the oracle) belong to no one program: the caller
+  -- runs each alone, where residue is judged
+  local left = tonumber(r.harness_killed) or 0
+  local daemons = false
+  for _, prog in ipairs(progs) do daemons = daemons or M.has_daemon(prog) end
+  if left == 0 and daemons then left = #oracle.census_daemons(t, t.tmp .. "/u") end
+  if left > 0 then
+    error({ sp_error = string.format("the launch left %d processes alive: its programs run alone", left),
+            residue = true }, 0)
   end
+  for _, st in ipairs(sts) do st.censused = daemons end
   local out = {}
   for i, u in ipairs(us) do
     local own, done, started = results_of(r, sts[i].base, #sts[i].probe)

@@ -12,6 +12,7 @@ local oracle = require "sandproof.explore.oracle"
 local shrink = require "sandproof.explore.shrink"
 local emit = require "sandproof.explore.emit"
 local batch = require "sandproof.explore.batch"
+local universe = require "sandproof.explore.universe"
 
 local M = {}
 
@@ -27,20 +28,36 @@ local function adapter_of(runner, paths)
   return loaded[runner][1], loaded[runner][2]
 end
 
--- A bare context against runner (explore lays out its own universes).
-local function new_context(id, runner, paths, seed)
+-- A context for a launch of progs: its temp directories and its lab
+-- home's (universe.home_new: the universes of earlier launches there,
+-- restored before use; the lab with room for progs' listeners) or, with no
+-- home, fresh ones of its own.
+local function launch_context(id, runner, paths, progs, home)
+  local lend
+  if home then
+    local n = 0
+    for _, p in ipairs(progs) do n = n + batch.listeners(p) end
+    universe.home_reserve(home, n)
+    lend = function() return universe.home_lab(home) end
+  end
   local a, name = adapter_of(runner, paths)
   if not a then return nil, name end
-  return context.new({ id = id }, runner, { seed = seed, paths = paths, bare = true, adapter = a,
-                                            runner_name = name })
+  local t, err = context.new({ id = id }, runner, { seed = progs[1].seed, paths = paths, bare = true,
+                                                    adapter = a, runner_name = name,
+                                                    home = home, lend_lab = lend })
+  if t and home then
+    local ok, terr = pcall(universe.tidy, home)
+    if not ok then t:finish() return nil, terr end
+  end
+  return t, err
 end
 
--- Runs prog once against runner: "violation", class, outcome; or "confined",
--- "failed_closed" (held: not run after the exchange), "untested" (control
--- failed, skip, unsupported) or "error", with a reason; then the hold's
--- info (oracle.run).
-function M.run_program(runner, paths, prog)
-  local t, err = new_context("explore.p" .. prog.seed, runner, paths, prog.seed)
+-- Runs prog once against runner (in home, if given): "violation", class,
+-- outcome; or "confined", "failed_closed" (held: not run after the
+-- exchange), "untested" (control failed, skip, unsupported) or "error",
+-- with a reason; then the hold's info (oracle.run).
+function M.run_program(runner, paths, prog, home)
+  local t, err = launch_context("explore.p" .. prog.seed, runner, paths, { prog }, home)
   if not t then return "error", nil, err end
   local ok, outcome, _, info = xpcall(oracle.run, function(e)
     if type(e) == "table" then return e end
@@ -64,16 +81,20 @@ end
 -- Runs progs (one launch_key) in one context and launch (sandproof.explore.
 -- batch): per program the kind ("violation", "confined", "untested"),
 -- class and outcome of run_program and cut (stopped short), or the kind
--- "not_started"; nil and the reason when the launch
--- itself failed (the caller then runs each alone, so an error is one
--- program's).
-function M.run_batch(runner, paths, progs)
-  local t, err = new_context("explore.b" .. progs[1].seed, runner, paths, progs[1].seed)
+-- "not_started"; nil, the reason and whether it left a process alive when
+-- the launch itself failed (the caller then runs each alone, so an error
+-- is one program's).
+function M.run_batch(runner, paths, progs, home)
+  local t, err = launch_context("explore.b" .. progs[1].seed, runner, paths, progs, home)
   if not t then return nil, err end
   local ok, res = xpcall(batch.run, function(e)
-    return type(e) == "table" and (e.sp_error or e.sp_skip or e.sp_unsupported) or debug.traceback(tostring(e), 2)
+    if type(e) == "table" then return e end
+    return debug.traceback(tostring(e), 2)
   end, t, progs)
   t:finish()
+  if not ok and type(res) == "table" then
+    return nil, tostring(res.sp_error or res.sp_skip or res.sp_unsupported), res.residue
+  end
   if not ok then return nil, tostring(res) end
   -- a launch in which no program started proves nothing about any of
   -- them, and queueing them again could loop for ever
@@ -95,12 +116,27 @@ end
 -- stop cuts the program that caused it short, and the ones after it must
 -- be laid out again for the next launch.
 M.MAX_STOPPERS = 2
-function M.take_batch(queue, size)
-  local key, plain, stoppers, rest = batch.launch_key(queue[1].prog), {}, {}, {}
+
+-- What the queue asks of a queued program, worked out once: its launch
+-- key (batch.launch_key), whether it may stop the sandbox, its listeners.
+local function key_of(item, daemons_alone)
+  local f = daemons_alone and "key_da" or "key"
+  item[f] = item[f] or batch.launch_key(item.prog, daemons_alone)
+  return item[f]
+end
+local function stops_of(item)
+  if item.stops == nil then item.stops = batch.may_stop(item.prog) end
+  return item.stops
+end
+
+function M.take_batch(queue, size, daemons_alone)
+  local key, plain, stoppers, rest = key_of(queue[1], daemons_alone), {}, {}, {}
   local listeners = 0
   for _, item in ipairs(queue) do
-    local stops, l = batch.may_stop(item.prog), batch.listeners(item.prog)
-    if batch.launch_key(item.prog) ~= key or #plain + #stoppers >= size
+    local stops = stops_of(item)
+    item.listeners = item.listeners or batch.listeners(item.prog)
+    local l = item.listeners
+    if key_of(item, daemons_alone) ~= key or #plain + #stoppers >= size
        or (stops and #stoppers >= M.MAX_STOPPERS)
        or listeners + l > batch.LAB_LISTENERS then rest[#rest + 1] = item
     elseif stops then stoppers[#stoppers + 1] = item listeners = listeners + l
@@ -110,15 +146,24 @@ function M.take_batch(queue, size)
   return plain, rest
 end
 
--- Whether queue holds enough programs for a launch of size: size of
--- them, as many that cannot stop the sandbox as fit beside MAX_STOPPERS
--- that may; or four launches' worth in all.
-local function queue_full(queue, size)
-  local plain = 0
+-- Whether queue holds enough programs for the launch its first program
+-- needs: that one alone (a held one), or size that share its launch, as
+-- many that cannot stop the sandbox as fit beside MAX_STOPPERS that may;
+-- or four launches' worth in all.  (Counting every program instead, a
+-- launch under network deny took only the deny ones among size, and one
+-- under allow fewer still.)
+local function queue_full(queue, size, daemons_alone)
+  if #queue == 0 then return false end
+  local key = key_of(queue[1], daemons_alone)
+  if key:find("^alone:") or #queue >= 4 * size then return true end
+  local same, plain = 0, 0
   for _, item in ipairs(queue) do
-    if not batch.may_stop(item.prog) then plain = plain + 1 end
+    if key_of(item, daemons_alone) == key then
+      same = same + 1
+      if not stops_of(item) then plain = plain + 1 end
+    end
   end
-  return (#queue >= size and plain >= size - M.MAX_STOPPERS) or #queue >= 4 * size
+  return same >= size and plain >= size - M.MAX_STOPPERS
 end
 
 -- Coverage of the grammar: adjacent op kinds and names met in one op.
@@ -154,10 +199,10 @@ local function minimise(o, prog, class)
   local runs = 0
   local best = shrink.program(prog, function(p)
     runs = runs + 1
-    local kind, c = M.run_program(o.runner, o.paths, p)
+    local kind, c = M.run_program(o.runner, o.paths, p, o.home)
     return kind == "violation" and c == class
   end)
-  local _, _, outcome = M.run_program(o.runner, o.paths, best)
+  local _, _, outcome = M.run_program(o.runner, o.paths, best, o.home)
   return best, outcome, runs
 end
 
@@ -195,7 +240,7 @@ end
 -- show there.
 local function violation(o, k, prog, class, outcome, res, batched)
   if batched then
-    local kind, c, alone = M.run_program(o.runner, o.paths, prog)
+    local kind, c, alone = M.run_program(o.runner, o.paths, prog, o.home)
     if kind ~= "violation" or c ~= class then
       return unreproduced(res, k, prog, class, outcome, batched, alone)
     end
@@ -263,7 +308,7 @@ end
 -- Runs one program alone, its own launch.
 local function alone(st, item)
   st.res.launches = st.res.launches + 1
-  return record(st, item, M.run_program(st.o.runner, st.o.paths, item.prog))
+  return record(st, item, M.run_program(st.o.runner, st.o.paths, item.prog, st.o.home))
 end
 
 -- Runs group (2 or more programs) in one launch and records each judged
@@ -271,12 +316,15 @@ end
 local function launch(st, group)
   local res, progs, again = st.res, {}, {}
   for i, item in ipairs(group) do progs[i] = item.prog end
-  local out, why = M.run_batch(st.o.runner, st.o.paths, progs)
+  local out, why, left = M.run_batch(st.o.runner, st.o.paths, progs, st.o.home)
   res.launches = res.launches + 1
   if not out then
     res.batch_failed = (res.batch_failed or 0) + 1
     res.batch_error = res.batch_error or why
   end
+  -- a runner that left a process of a launch alive: programs that start a
+  -- daemon run alone from now on (batch.launch_key)
+  st.daemons_alone = st.daemons_alone or left
   for i, item in ipairs(group) do
     local x = out and out[i]
     local ok = true
@@ -293,6 +341,31 @@ local function launch(st, group)
   end
   res.requeued = res.requeued + #again
   return again
+end
+
+-- The run's loop: programs generated (next_k() their numbers) while more()
+-- says so, taken a launch at a time, until none is left, the time is up,
+-- an interrupt came or too many could not be run.
+local function loop(st, more, next_k, started)
+  local o, res = st.o, st.res
+  local queue = {} -- programs generated, not yet run (oldest first)
+  while true do
+    while not queue_full(queue, o.batch, st.daemons_alone) and more() do
+      local k = next_k()
+      queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
+    end
+    if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
+    -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
+    -- ran is returned and recorded
+    if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
+    local group, rest = M.take_batch(queue, o.batch, st.daemons_alone)
+    local again
+    if #group == 1 then again = alone(st, group[1]) and {} or nil
+    else again = launch(st, group) end
+    if not again then break end
+    for _, item in ipairs(rest) do again[#again + 1] = item end
+    queue = again
+  end
 end
 
 -- o: runner, paths, seed, budget (programs; 0: none), time_s (0: none),
@@ -319,24 +392,15 @@ function M.main(o)
   local function more()
     return (o.budget == 0 or k + step <= o.budget) and (o.time_s == 0 or sp.now_ms() - started < o.time_s * 1000)
   end
-  local queue = {} -- programs generated, not yet run (oldest first)
-  while true do
-    while not queue_full(queue, o.batch) and more() do
-      k = k + step
-      queue[#queue + 1] = { k = k, prog = gen.program(o.seed, k, o.max_ops) }
-    end
-    if #queue == 0 or (o.time_s > 0 and sp.now_ms() - started >= o.time_s * 1000) then break end
-    -- interrupted (SIGINT, SIGTERM, SIGHUP): stop between launches; what
-    -- ran is returned and recorded
-    if sp.interrupted() ~= 0 then res.interrupted = sp.interrupted() break end
-    local group, rest = M.take_batch(queue, o.batch)
-    local again
-    if #group == 1 then again = alone(st, group[1]) and {} or nil
-    else again = launch(st, group) end
-    if not again then break end
-    for _, item in ipairs(rest) do again[#again + 1] = item end
-    queue = again
-  end
+  -- the universes of every launch of this process, kept for the run
+  -- (universe.home_new) and removed at its end, also when the loop raises
+  local home, herr = universe.home_new()
+  if not home then error("explore: no temp directories for the universes: " .. tostring(herr), 0) end
+  o.home = home
+  local ok, err = pcall(loop, st, more, function() k = k + step return k end, started)
+  o.home = nil
+  universe.home_remove(home)
+  if not ok then error(err, 0) end
   res.elapsed_ms = math.floor(sp.now_ms() - started) - res.shrink_ms
   for f, v in pairs(M.coverage(st.cov)) do res[f] = v end
   if step > 1 then res.cov = { op_pairs = M.keys(st.cov.op_pairs), name_pairs = M.keys(st.cov.name_pairs) } end

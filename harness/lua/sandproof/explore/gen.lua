@@ -146,10 +146,10 @@ M.WEIGHT = { write = 6, append = 2, read = 3, stat = 1, mkdir = 2, rename = 5,
              tiocsti_pty = 1, open = 3, chmod = 2, tmpfile_link = 2 }
 M.TRACES = { ptrace = true, process_vm_readv = true }
 
+local WEIGHT_TOTAL = 0
+for _, k in ipairs(M.OPS) do WEIGHT_TOTAL = WEIGHT_TOTAL + M.WEIGHT[k] end
 local function weighted_op(r)
-  local total = 0
-  for _, k in ipairs(M.OPS) do total = total + M.WEIGHT[k] end
-  local x = r:int(total)
+  local x = r:int(WEIGHT_TOTAL)
   for _, k in ipairs(M.OPS) do
     x = x - M.WEIGHT[k]
     if x <= 0 then return k end

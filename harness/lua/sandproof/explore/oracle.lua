@@ -1,8 +1,8 @@
 -- sandproof.explore.oracle - runs one generated program in a context and
 -- judges it by the contract, on the host (docs/EXPLORE.md).
 --
--- M.run(t, program) lays out the universe in t's fresh temp directory
--- (M.universe),
+-- M.run(t, program) lays out the universe in t's temp directory
+-- (M.universe: made fresh, or restored in place),
 -- builds the policy, runs the ops through the runner under test after a
 -- positive control (a workspace write), and compares host snapshots taken
 -- before and after: everything outside the write root (t.outside, the
@@ -20,6 +20,7 @@ local sp = require "sp"
 local lib = require "sandproof.lib"
 local gen = require "sandproof.explore.gen"
 local impact = require "sandproof.impact"
+local universe = require "sandproof.explore.universe"
 
 local M = {}
 
@@ -44,18 +45,7 @@ M.paths_of = paths_of
 
 -- Secrets a read must never return: the deny_read file's and the hidden
 -- outside's (under /tmp, which the sandbox replaces: FS-4).
-local function secrets(t)
-  return { secret = "sp-deny-read-" .. t.seed, ["out/secret"] = "sp-hidden-tmp-" .. t.seed }
-end
-
-local function layout(t, P)
-  assert(sp.mkdir(P["ws/d"]))
-  assert(sp.write(P["ws/a"], "a\n"))
-  assert(sp.write(P["ws/d/f"], "f\n"))
-  assert(sp.mkdir(P.ro))
-  assert(sp.write(P["ro/f"], "ro\n"))
-  for n, s in pairs(secrets(t)) do assert(sp.write(P[n], s)) end
-end
+local function secrets(t) return universe.secrets(t.seed) end
 
 -- One line per entry under path p (recursively, symlinks not followed):
 -- type, inode, link count, mode, content or the directory's listing order.
@@ -131,7 +121,10 @@ local function resolve(P, ports, ops)
 end
 
 -- Lab listeners for a program that connects: every address a connect may
--- name.  Returns ports ({ ["$tcp"] = n, ... }) and the lab (nil: no net op).
+-- name, three listeners of its own (batch.listeners counts them; the lab
+-- may be a home's, kept between launches: a listener is never another
+-- program's, so its hits are this program's).  Returns ports ({ ["$tcp"]
+-- = n, ... }), the lab (nil: no net op) and the listeners' ids.
 local function listeners(t, ops)
   local net = false
   for _, op in ipairs(ops) do net = net or gen.is_net(op) end
@@ -294,25 +287,36 @@ end
 -- on timing: a double fork still under way when the runner returned); the
 -- note says which.
 local RESIDUE = "a process of the run alive after the runner returned"
-local function residue(t, probe, r)
+
+-- The processes whose command line holds "spawn_daemon <path>" (sp.census:
+-- every process of the host, its command line read), each noted and
+-- killed by pid once /proc/PID/cmdline still holds path (never by name).
+-- Returns the census lines found.
+function M.census_daemons(t, path)
+  local c, err = sp.census { marker = "spawn_daemon " .. path }
+  if not c then t:error("census: " .. tostring(err)) end
+  for _, line in ipairs(c.processes) do
+    local pid = line:match("^pid (%d+) ")
+    t:note("census", "alive after the run and the harness's sweep: " .. line)
+    if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(path, 1, true) then
+      sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
+    end
+  end
+  return c.processes
+end
+
+-- st.censused: the caller looked for the launch's daemons already (a
+-- launch of several programs, sandproof.explore.batch: found none).
+local function residue(t, probe, r, censused)
   local out, n = {}, tonumber(r.harness_killed) or 0
   if n > 0 then
     t:note("note", string.format("the harness killed %d process%s of the run alive after the runner returned",
       n, n == 1 and "" or "es"))
     out[1] = RESIDUE
   end
-  for _, op in ipairs(probe) do
-    if op[1] == "spawn_daemon" then
-      local c, err = sp.census { marker = "spawn_daemon " .. op[2] }
-      if not c then t:error("census: " .. tostring(err)) end
-      for _, line in ipairs(c.processes) do
-        local pid = line:match("^pid (%d+) ")
-        t:note("census", "alive after the run and the harness's sweep: " .. line)
-        out[1] = RESIDUE
-        if pid and (sp.read("/proc/" .. pid .. "/cmdline") or ""):find(op[2], 1, true) then
-          sp.spawn { argv = { t.paths.probe, "kill", pid, "9" }, timeout_ms = 5000 }
-        end
-      end
+  for _, op in ipairs(censused and {} or probe) do
+    if op[1] == "spawn_daemon" and #M.census_daemons(t, op[2]) > 0 then
+      out[1] = RESIDUE
     end
   end
   return out
@@ -336,7 +340,7 @@ end
 
 -- Every violation the host sees after the run: { class, what }, in
 -- report order (escapes first).
-local function judge(t, P, before, policy, r, lab, ids, probe, launch)
+local function judge(t, P, before, policy, r, lab, ids, probe, launch, censused)
   local v = {}
   local function seen(kind, what) v[#v + 1] = { class = impact.SEEN[kind], what = what } end
   traversable(t, P)
@@ -365,7 +369,7 @@ local function judge(t, P, before, policy, r, lab, ids, probe, launch)
     local h = lab:hits(id)
     if h > 0 then seen("listener_reached", "a lab listener was reached") break end
   end
-  for _, x in ipairs(residue(t, probe, r)) do seen("left_behind", x) end
+  for _, x in ipairs(residue(t, probe, r, censused)) do seen("left_behind", x) end
   return impact.sort(v)
 end
 
@@ -374,33 +378,26 @@ function M.has_entry(policy, kind, name)
   return false
 end
 
--- Universe i of context t for a program seeded `seed`: a workspace with
--- the parts of a git repository the contract names (.git, .git/hooks,
--- .git/config) and its HEAD - far fewer entries than `git init` makes:
--- creating and removing them is most of a program's cost -, a hidden outside (under t.tmp, /tmp) and a visible one (under t.vtmp,
--- /var/tmp) with their victims.  Its fields shadow t's; everything else
--- (notes, labs, profiles) is t's.
+-- Universe i of context t for a program seeded `seed`, laid out
+-- (sandproof.explore.universe): a workspace with the parts of a git
+-- repository the contract names (.git, .git/hooks, .git/config) and its
+-- HEAD, the program's files, read-only directory and secret, a hidden
+-- outside (under t.tmp, /tmp) and a visible one (under t.vtmp, /var/tmp)
+-- with their victims.  Made fresh, or restored in place when a worker's
+-- earlier program left it there (t.tmp a worker's home).  Its fields
+-- shadow t's; everything else (notes, labs, profiles) is t's.
 function M.universe(t, i, seed)
-  local ws = t.tmp .. "/u" .. i
-  local u = setmetatable({ ws = ws, outside = t.tmp .. "/out" .. i,
+  local u = setmetatable({ ws = t.tmp .. "/u" .. i, outside = t.tmp .. "/out" .. i,
                            visible_outside = t.vtmp .. "/out" .. i, seed = seed },
                          { __index = t })
-  for _, d in ipairs { ws, ws .. "/.git", ws .. "/.git/hooks", u.outside, u.visible_outside } do
-    assert(sp.mkdir(d))
-  end
-  assert(sp.write(ws .. "/.git/HEAD", "ref: refs/heads/main\n"))
-  assert(sp.write(ws .. "/.git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"))
-  assert(sp.write(u.outside .. "/victim", "untouched\n"))
-  assert(sp.write(u.visible_outside .. "/victim", "untouched\n"))
+  universe.lay(u)
   return u
 end
 
--- Lays out program prog's universe in u (a context, or a table with ws,
--- outside, visible_outside and seed whose other fields are its context's)
--- and takes the snapshot before: the state M.judge needs.
+-- Program prog's state in its laid-out universe u (M.universe): its
+-- listeners, its ops resolved, and the snapshot before: what M.judge needs.
 function M.prepare(u, prog)
   local P = paths_of(u)
-  layout(u, P)
   local ports, lab, ids = listeners(u, prog.ops)
   return { P = P, lab = lab, ids = ids, policy = prog.policy,
            before = snapshot(P, prog.policy), probe = resolve(P, ports, prog.ops) }
@@ -409,7 +406,8 @@ end
 -- The outcome of the run r of a prepared program and its violations.
 function M.judge(u, st, r)
   local P = st.P
-  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe, st.launch or st.probe)
+  local v = judge(u, P, st.before, st.policy, r, st.lab, st.ids, st.probe, st.launch or st.probe,
+                  st.censused)
   for _, x in ipairs(v) do u:note("note", x.class .. ": " .. x.what) end
   if #v > 0 then return v[1].class .. ": " .. v[1].what, v end
   if sp.read(P["ws/ctl"]) ~= "ok" then
