@@ -2,6 +2,7 @@
  *
  *   sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]
  *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
+ *                 [--jobs N]
  *   sandproof list [--filter GLOB]
  *   sandproof env
  *
@@ -27,6 +28,7 @@
 #include "datadir.h"
 #include "envinfo.h"
 #include "explore.h"
+#include "jobs.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
 #include "session.h"
@@ -43,6 +45,7 @@
 static const char usage[] =
 "usage: sandproof run [--runner NAME[,NAME...]] [--filter GLOB] [--out DIR]\n"
 "                     [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
+"                     [--jobs N]\n"
 "       sandproof list [--filter GLOB]\n"
 "       sandproof env\n"
 "       sandproof smoke [--out DIR] [--runner NAME[,NAME...]] [--db-wait S]\n"
@@ -62,8 +65,11 @@ static const char usage[] =
 "       could not be recorded (a full disk; a database another process held\n"
 "       locked for more than --db-wait seconds, default 30): the run says on\n"
 "       stderr how many were lost and why.\n"
-"       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenario is stopped\n"
-"       and cleaned up, the results so far kept; exit 128 + the signal.\n"
+"       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenarios are\n"
+"       stopped and cleaned up, the results so far kept; exit 128 + the signal.\n"
+"       --jobs N (1..64, default 1) runs up to N pairs at once, a scenario\n"
+"       that declares `exclusive` alone; the lines print in the order\n"
+"       --jobs 1 prints them, each result is recorded as it ends.\n"
 "list   one scenario per line: id, area, clauses, claim.\n"
 "env    the environment fingerprint recorded with every run, and where\n"
 "       the data below was found (\"data\").\n"
@@ -201,9 +207,10 @@ static char *runners_split(char *list, char **names, size_t max, size_t *n)
 
 /* The run's fingerprint gains "timeout_s": {runner: seconds}, each
  * runner's per-scenario timeout (the default scaled by its adapter's
- * timeout_scale, or --timeout), so a result's time budget is on record. */
+ * timeout_scale, or --timeout), so a result's time budget is on record,
+ * and "jobs": how many pairs ran at once at most. */
 static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned timeout,
-			   const unsigned *scale)
+			   const unsigned *scale, unsigned jobs)
 {
 	cJSON *o = env ? cJSON_Parse(env) : NULL, *t = cJSON_CreateObject();
 	char *out = NULL;
@@ -213,6 +220,7 @@ static char *with_timeouts(char *env, char *const *runners, size_t n, unsigned t
 			cJSON_AddNumberToObject(t, runners[i], (double)timeout * scale[i]);
 		cJSON_AddItemToObject(o, "timeout_s", t);
 		t = NULL;
+		cJSON_AddNumberToObject(o, "jobs", jobs);
 		out = cJSON_PrintUnformatted(o);
 	}
 	cJSON_Delete(t);
@@ -230,6 +238,7 @@ struct run_opts {
 	unsigned scale[16];
 	const char *filter;
 	unsigned long long seed, repeat, timeout;
+	unsigned jobs;
 };
 
 /* The run's runner list (comma-separated) into list, and its fingerprint:
@@ -241,17 +250,35 @@ static char *run_fingerprint(const struct run_opts *o, char *list, size_t len)
 		snprintf(list + strlen(list), len - strlen(list), "%s%s", i ? "," : "",
 			 o->runners[i]);
 	return with_timeouts(envinfo_json(&paths, list), o->runners, o->n_runners,
-			     (unsigned)o->timeout, o->scale);
+			     (unsigned)o->timeout, o->scale, o->jobs);
+}
+
+/* --jobs N > 1: the same pairs through jobs.h. */
+static void run_jobs(struct session *ss, const struct run_opts *o)
+{
+	unsigned timeout_s[16];
+	struct jobs_plan p = {.paths = &paths, .runners = o->runners,
+			      .n_runners = o->n_runners, .timeout_s = timeout_s,
+			      .seed = o->seed, .repeat = o->repeat, .jobs = o->jobs};
+
+	for (size_t j = 0; j < o->n_runners; j++)
+		timeout_s[j] = (unsigned)o->timeout * o->scale[j];
+	jobs_run(ss, &p);
 }
 
 /* Runs every (repeat, scenario, runner) and records each result in ss;
  * stops at an interrupt (scen_interrupt_install) with the pair it was
- * running unrecorded. */
+ * running unrecorded.  --jobs N > 1: run_jobs. */
 static void run_pairs(struct session *ss, const struct run_opts *o)
 {
 	const struct scen_list *l = &ss->scenarios;
 	struct tally *t = &ss->tally;
 	bool tty = isatty(2);
+
+	if (o->jobs > 1) {
+		run_jobs(ss, o);
+		return;
+	}
 
 	t->total = (unsigned)(l->n * o->n_runners * o->repeat);
 	for (unsigned long long k = 0; k < o->repeat; k++)
@@ -285,27 +312,31 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 		{"runner", required_argument, NULL, 'r'}, {"filter", required_argument, NULL, 'f'},
 		{"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 's'},
 		{"repeat", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
-		{"db-wait", required_argument, NULL, 'w'}, {0},
+		{"db-wait", required_argument, NULL, 'w'}, {"jobs", required_argument, NULL, 'j'},
+		{0},
 	};
 	bool timeout_given = false;
 	char *bad, *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': snprintf(runner_buf, buflen, "%s", optarg); break;
 		case 'f': o->filter = optarg; break;
 		case 'o': *out = optarg; break;
-		case 's': case 'n': case 't': case 'w': {
+		case 's': case 'n': case 't': case 'w': case 'j': {
 			unsigned long long v;
 
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
 			    ((c == 'n' || c == 't') && (v == 0 || v > 100000)) ||
-			    (c == 'w' && v > STORE_WAIT_MAX_S))
-				return usage_error("bad number:", optarg);
+			    (c == 'w' && v > STORE_WAIT_MAX_S) ||
+			    (c == 'j' && (v == 0 || v > JOBS_MAX)))
+				return usage_error(c == 'j' ? "--jobs takes 1 to 64, not" : "bad number:",
+						   optarg);
 			if (c == 's') o->seed = v;
+			else if (c == 'j') o->jobs = (unsigned)v;
 			else if (c == 'n') o->repeat = v;
 			else if (c == 'w') *wait_s = (unsigned)v;
 			else o->timeout = v, timeout_given = true;
@@ -327,16 +358,16 @@ static int run_parse(int argc, char **argv, struct run_opts *o, char *runner_buf
 
 /* An interrupted run: the run row stays unfinished (as after SIGKILL),
  * every result printed is in the database; exit 128 + the signal. */
-static int run_interrupted(struct session *ss)
+static int run_interrupted(struct session *ss, unsigned jobs)
 {
 	const struct tally *t = &ss->tally;
 	int sig = scen_interrupted();
 
 	runlog_impact_summary(&ss->tally, stdout);
 	fflush(stdout);
-	fprintf(stderr, "sandproof: interrupted by %s: stopped the running scenario and removed "
-		"what it started; %u results recorded in %s, the run is not marked finished\n",
-		prims_signal_name(sig), t->pass + t->fail + t->skip + t->unsupported +
+	fprintf(stderr, "sandproof: interrupted by %s: stopped the running scenario%s and removed "
+		"what %s started; %u results recorded in %s, the run is not marked finished\n",
+		prims_signal_name(sig), jobs > 1 ? "s" : "", jobs > 1 ? "they" : "it", t->pass + t->fail + t->skip + t->unsupported +
 		t->inconclusive + t->error - t->lost, ss->dbpath);
 	session_close(ss);
 	return session_exit_status(ss, 128 + sig);
@@ -344,7 +375,7 @@ static int run_interrupted(struct session *ss)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
+	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120, .jobs = 1};
 	char runner_buf[512] = "ref", list[512];
 	const char *out = "sandproof-out";
 	unsigned wait_s = STORE_WAIT_MS / 1000;
@@ -375,7 +406,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	run_pairs(&ss, &o);
 	if (scen_interrupted())
-		return run_interrupted(&ss);
+		return run_interrupted(&ss, o.jobs);
 	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
 	runlog_impact_summary(&ss.tally, stdout);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
@@ -403,6 +434,8 @@ int main(int argc, char **argv)
 	/* Internal (child.h): before anything of a command's own. */
 	if (!strcmp(argv[1], "__scenario"))
 		return scen_child_main(argc, argv);
+	if (!strcmp(argv[1], "__pair"))
+		return jobs_pair_main(argc, argv);
 	if (!strcmp(argv[1], "__spawn"))
 		return argc == 2 ? child_spawn_main() : usage_error("__spawn: unexpected argument", argv[2]);
 	/* Everything a scenario starts stays our descendant, so nothing can

@@ -69,6 +69,9 @@ static int load_one(lua_State *L, const char *file, struct scen *s, char *err,
 	s->area = field(L, "area");
 	s->clauses = field(L, "clauses");
 	s->claim = field(L, "claim");
+	lua_getfield(L, -1, "exclusive");
+	s->exclusive = lua_isstring(L, -1) ? strdup(lua_tostring(L, -1)) : NULL;
+	lua_pop(L, 1);
 	/* expect as JSON */
 	lua_getglobal(L, "require");
 	lua_pushstring(L, "sp");
@@ -121,7 +124,7 @@ int scen_load_all(const struct scen_paths *p, const char *glob,
 				break;
 			if (glob && fnmatch(glob, s.id, 0) != 0) {
 				free(s.file); free(s.id); free(s.area); free(s.clauses);
-				free(s.claim); free(s.expect_json);
+				free(s.claim); free(s.expect_json); free(s.exclusive);
 				continue;
 			}
 			if (out->n == cap) {
@@ -155,6 +158,7 @@ void scen_list_free(struct scen_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].file); free(l->v[i].id); free(l->v[i].area);
 		free(l->v[i].clauses); free(l->v[i].claim); free(l->v[i].expect_json);
+		free(l->v[i].exclusive);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -201,7 +205,7 @@ unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name)
 	return scale;
 }
 
-static char *error_json(const char *reason_in)
+char *scen_error_json(const char *reason_in)
 {
 	char reason[512], *out;
 
@@ -252,7 +256,7 @@ static int child_run(const struct scen_paths *p, const char *file, const char *r
 fail:
 	out = lua_tolstring(L, -1, &len);
 	{
-		char *j = error_json(out ? out : "harness: Lua failure");
+		char *j = scen_error_json(out ? out : "harness: Lua failure");
 
 		if (j && write(fd, j, strlen(j)) < 0)
 			return 6;
@@ -390,8 +394,6 @@ int scen_child_main(int argc, char **argv)
 	_exit(rc);
 }
 
-#define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
-
 /* One pair's launch: the options proc_start was given must outlive the
  * run (proc.h), so they live in scen_run_pair's frame. */
 struct pair {
@@ -462,9 +464,9 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		char why[96];
 
 		snprintf(why, sizeof(why), "scenario timed out after %u s", timeout_s);
-		*json = error_json(why);
+		*json = scen_error_json(why);
 	} else if (r.out_len == 0 || r.out_truncated) {
-		*json = error_json(r.out_truncated ? "scenario result larger than the bound"
+		*json = scen_error_json(r.out_truncated ? "scenario result larger than the bound"
 			: r.term_signal ? "scenario process died (signal) without a result"
 					: "scenario process exited without a result");
 	} else {

@@ -17,6 +17,7 @@
 struct scen {
 	char *file;
 	char *id, *area, *clauses, *claim, *expect_json;
+	char *exclusive; /* why it needs the machine to itself (run --jobs), or NULL */
 };
 
 struct scen_list {
@@ -61,6 +62,13 @@ unsigned scen_runner_timeout_scale(const struct scen_paths *p, const char *name)
  * -EINTR after an interrupt (scen_interrupt_install). */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
+
+#define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
+
+/* The result of a pair that produced none: {"verdict":"error","reason":
+ * reason} (quotes, backslashes and control characters in reason blanked).
+ * malloc'd, NULL on ENOMEM. */
+char *scen_error_json(const char *reason);
 
 /* `run`'s interrupt (SIGINT, SIGTERM, SIGHUP): scen_interrupt_install()
  * makes them set a flag instead of killing the harness (0 or -errno);

@@ -212,7 +212,8 @@ void proc_result_free(struct proc_result *r);
  *               stdin_data is written in full (or the program closed its
  *               stdin, or ended) and a notification listener is taken:
  *               give stdin only to a program that reads it first;
- *   proc_wait   advances the run for up to wait_ms (< 0: to its end):
+ *   proc_wait   advances the run for up to wait_ms (< 0: to its end; 0:
+ *               one pass, taking what is ready and waiting for nothing):
  *               captures output, answers the filter, kills the tree at the
  *               timeout.  1 when the run is over (the program ended and its
  *               output is drained, or it was killed), 0 when wait_ms passed;

@@ -341,6 +341,7 @@ static int proc_dispatch(struct proc_run *s, struct proc_result *r,
 static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t until,
 			 bool startup)
 {
+	bool polled = false; /* one pass at least: proc_wait(h, 0) takes what is ready */
 	int e;
 
 	while (!s->over) {
@@ -365,13 +366,16 @@ static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t unt
 			sig_wait = proc_signal_step(s, r, now);
 		if (startup && s->in[1] < 0 && !(s->f.notify && s->lfd == -1))
 			return false;
-		if (now >= until)
+		if (now >= until && polled)
 			return false;
 		np = proc_poll_fill(s, p, now, &wait);
 		if (sig_wait >= 0 && wait > sig_wait)
 			wait = sig_wait;
-		if ((uint64_t)wait > until - now)
+		if (now >= until)
+			wait = 0;
+		else if ((uint64_t)wait > until - now)
 			wait = (int)(until - now);
+		polled = true;
 		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR) {
 			s->rc = -errno;
 			proc_kill_run(s, r);

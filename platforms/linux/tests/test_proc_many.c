@@ -259,6 +259,29 @@ static void test_timeout_kills_own_tree(void)
 	proc_result_free(&b.r);
 }
 
+/* proc_wait(h, 0) advances a run without waiting: a caller polling its
+ * runs in turn sees each one end (and its output) by such passes alone. */
+static void test_wait_zero(void)
+{
+	struct run a;
+	int over = 0, passes = 0;
+
+	start(&a, "exit3", NULL, 60000, true);
+	while (!over && passes < 500) {
+		over = proc_wait(a.h, 0);
+		passes++;
+		if (!over)
+			sleep_ms(10);
+	}
+	if (!over)
+		proc_kill(a.h);
+	proc_end(a.h, &a.r);
+	t_ok(over && a.r.exited && a.r.exit_code == 3,
+	     "proc_wait(h, 0): passes alone see the run end (%d passes, exit %d)", passes,
+	     a.r.exit_code);
+	proc_result_free(&a.r);
+}
+
 /* A program that keeps forking (a subreaper: its children stay in its
  * tree) is killed at its timeout with every child it made. */
 static void test_timeout_stops_forker(void)
@@ -305,6 +328,7 @@ int main(int argc, char **argv)
 	test_timeout_spares_zombie(true);
 	test_timeout_kills_own_tree();
 	test_timeout_stops_forker();
+	test_wait_zero();
 	proc_kill_descendants(0);
 	{
 		char p[PATH_MAX];
