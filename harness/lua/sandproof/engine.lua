@@ -170,6 +170,15 @@ local FIELDS = {
       end
     end
   end,
+  -- why the scenario needs the machine to itself (`run --jobs`: no other
+  -- pair runs while it does): a reason, a short sentence naming what
+  -- other pairs would change (docs/SCENARIOS.md, exclusive)
+  exclusive = function(v)
+    if v == nil then return nil end
+    if type(v) ~= "string" or not v:match("%S+%s+%S+%s+%S+") then
+      return "exclusive must be the reason the scenario needs the machine to itself (a short sentence)"
+    end
+  end,
   -- the scenario whose claim is the ability the positive control needs
   control = function(v)
     if v == nil then return nil end
@@ -179,7 +188,7 @@ local FIELDS = {
   end,
 }
 local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs",
-                      "impact", "control" }
+                      "impact", "control", "exclusive" }
 
 -- The class impact declares for outcome o: its exact key, else the longest
 -- prefix key ("p*") o starts with; nil when none.
@@ -286,7 +295,7 @@ end
 function M.describe(sc)
   return {
     id = sc.id, area = sc.area, clauses = table.concat(sc.clauses, ","),
-    claim = sc.claim, file = sc.file, expect = sc.expect,
+    claim = sc.claim, file = sc.file, expect = sc.expect, exclusive = sc.exclusive,
   }
 end
 
