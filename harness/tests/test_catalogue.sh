@@ -7,6 +7,13 @@
 #   - every confinement scenario FAILS against none (a scenario that cannot
 #     fail proves nothing); only files that say `unconfined_passes = true`
 #     may pass, and RT scenarios are unsupported by none;
+#   - `run --jobs N` gives the verdicts of `--jobs 1`: the same (scenario,
+#     runner, verdict, impact class) set over the whole catalogue against
+#     ref and none, compared with the --jobs 1 run above made in this same
+#     test (same build, host, user and minute: a committed baseline would go
+#     stale with every scenario changed and differs by host and user, skips
+#     above all), at the cost of one --jobs N pass (about a third of the
+#     --jobs 1 pass on 2 cores); N is ci/run-suite.sh's (ci/jobs.sh);
 #   - a harness SIGKILLed mid-run leaves an intact database holding every
 #     result it printed before the kill;
 #   - no scenario reads a probe result by a constant position (r.probe[3]);
@@ -88,6 +95,17 @@ for id in $(q "select scenario_id from result where runner='none'"); do
 	   esac ;;
 	esac
 done
+
+# --jobs N against --jobs 1 (the run above): the same verdicts
+jobs=$(sh "$src/ci/jobs.sh")
+"$sp" run --runner ref,none --jobs "$jobs" --out "$out/j" >"$out/j.log" 2>&1
+jstatus=$?
+verdicts() { sqlite3 "$1" "select scenario_id, runner, verdict, coalesce(impact, '-') from result order by 1, 2"; }
+verdicts "$db" >"$out/v1"
+verdicts "$out/j/linux.sqlite" >"$out/vj"
+diff "$out/v1" "$out/vj" >"$out/vdiff"
+check '[ -s "$out/v1" ] && [ ! -s "$out/vdiff" ] && [ "$jstatus" -eq "$status" ]' \
+	"--jobs $jobs: the verdicts of --jobs 1 over $(wc -l <"$out/v1") pairs (exit $jstatus)$(sed 's/^/ /' "$out/vdiff" | tr '\n' ';' | head -c 600)"
 
 # SIGKILL mid-run: the database keeps every finished result
 "$sp" run --runner ref --out "$out/k" >"$out/k.log" 2>&1 &
