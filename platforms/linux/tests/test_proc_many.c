@@ -306,6 +306,7 @@ static void test_timeout_stops_forker(void)
 	t_ok(a.r.timed_out && made > 10 && left == 0,
 	     "tree_only: a program forking until its timeout leaves none of its %d children "
 	     "alive (%d left)", made, left);
+	proc_result_free(&a.r);
 	unlink(pidfile);
 }
 
