@@ -6,14 +6,20 @@
 # everything it waited for, the 1-minute load average before it, the
 # verdicts; then, per race scenario (a stated power), the attempts,
 # windows hit and minimum of every run.  Markdown on stdout.  Never a test.
-#   RUNS=3 JOBS="1 4" sh bench/jobs.sh
+#   RUNS=3 JOBS="1 4" [KEEP=DIR] sh bench/jobs.sh
 # The tree must be built (run-suite.sh builds it; the first run pays that).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-3}
 jobs=${JOBS:-"1 $(sh "$here/ci/jobs.sh")"}
-out=$(mktemp -d /var/tmp/sandproof-bench-jobs.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+# KEEP=DIR keeps every run's database, log and reports there
+if [ -n "${KEEP:-}" ]; then
+	out=$KEEP
+	mkdir -p "$out"
+else
+	out=$(mktemp -d /var/tmp/sandproof-bench-jobs.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+fi
 cd "$here"
 SANDPROOF_JOBS=1 sh ci/run-suite.sh >/dev/null 2>&1 || true # build, warm caches
 echo "| round | --jobs | wall | CPU (user + sys) | load before | verdicts |"
