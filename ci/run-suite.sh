@@ -4,6 +4,9 @@
 # results database ./sandproof-out/linux.sqlite (override the directory with
 # SANDPROOF_OUT) and its reports (report.html, report.junit.xml, report.md,
 # report.tap), and diff it against reports/baseline/linux.json.
+# The pairs run --jobs N at once (N from ci/jobs.sh: SANDPROOF_JOBS, else
+# twice the cores, at most 8; SANDPROOF_JOBS=1 runs them one by one, as
+# before), the scenarios that declare `exclusive` alone.
 # Exit status: 0 when every result is in its expected set and nothing
 # regressed against the baseline, 1 otherwise.
 set -eu
@@ -16,6 +19,6 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSANDPROOF_ASAN=OFF -DSAN
 cmake --build build -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 ./build/sandproof env >/dev/null
 status=0
-./build/sandproof run --runner ref --out "$out" || status=$?
+./build/sandproof run --runner ref --jobs "$(sh ci/jobs.sh)" --out "$out" || status=$?
 sh ci/report.sh "$out" build || status=1
 exit "$status"

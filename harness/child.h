@@ -6,7 +6,10 @@
  *       one (scenario, runner) pair (scen.c, scen_child_main);
  *   sandproof __spawn
  *       one sp.spawn in the background (sp.spawn_bg): its options on stdin
- *       (child_spawn_encode), its result on stdout (child_spawn_main).
+ *       (child_spawn_encode), its result on stdout (child_spawn_main);
+ *   sandproof __pair FILE RUNNER SEED TIMEOUT_S REF PROBE HARNESS
+ *       run --jobs N's keeper of one pair (jobs.h, jobs_pair_main): it runs
+ *       the pair's __scenario as --jobs 1 does, its result on stdout.
  *
  * Neither is in --help.  Each runs only when started by a harness: the
  * environment names the harness's pid (CHILD_MARKER=<pid>) and that pid

@@ -2,6 +2,7 @@
  *
  *   sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB] [--out DIR]
  *                 [--seed N] [--repeat N] [--timeout S] [--db-wait S]
+ *                 [--jobs N]
  *   sandproof list [--filter GLOB] [--impact]
  *   sandproof env
  *
@@ -27,6 +28,7 @@
 #include "datadir.h"
 #include "envinfo.h"
 #include "explore.h"
+#include "jobs.h"
 #include "sandproof/report_cli.h"
 #include "runlog.h"
 #include "runner.h"
@@ -44,6 +46,7 @@
 static const char usage[] =
 "usage: sandproof run [--runner RUNNER[,RUNNER...]] [--adapter FILE.lua] [--filter GLOB]\n"
 "                     [--out DIR] [--seed N] [--repeat N] [--timeout S] [--db-wait S]\n"
+"                     [--jobs N]\n"
 "       sandproof list [--filter GLOB] [--impact]\n"
 "       sandproof env\n"
 "       sandproof smoke [--out DIR] [--runner RUNNER[,RUNNER...]] [--db-wait S]\n"
@@ -63,8 +66,11 @@ static const char usage[] =
 "       could not be recorded (a full disk; a database another process held\n"
 "       locked for more than --db-wait seconds, default 30): the run says on\n"
 "       stderr how many were lost and why.\n"
-"       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenario is stopped\n"
-"       and cleaned up, the results so far kept; exit 128 + the signal.\n"
+"       Interrupted (SIGINT, SIGTERM, SIGHUP): the running scenarios are\n"
+"       stopped and cleaned up, the results so far kept; exit 128 + the signal.\n"
+"       --jobs N (1..64, default 1) runs up to N pairs at once, a scenario\n"
+"       that declares `exclusive` alone; the lines print in the order\n"
+"       --jobs 1 prints them, each result is recorded as it ends.\n"
 "list   one scenario per line: id, area, clauses, claim (--impact: id and\n"
 "       its failing outcomes by impact class, docs/CONTRACT.md).\n"
 "env    the environment fingerprint recorded with every run, and where\n"
@@ -203,8 +209,10 @@ static int cmd_env(void)
 
 /* The run's fingerprint gains "timeout_s": {runner: seconds}, each
  * runner's per-scenario timeout (the default scaled by its adapter's
- * timeout_scale, or --timeout), so a result's time budget is on record. */
-static char *with_timeouts(char *env, const struct runner_set *rs, unsigned timeout)
+ * timeout_scale, or --timeout), so a result's time budget is on record,
+ * and "jobs": how many pairs ran at once at most. */
+static char *with_timeouts(char *env, const struct runner_set *rs, unsigned timeout,
+			   unsigned jobs)
 {
 	cJSON *o = env ? cJSON_Parse(env) : NULL, *t = cJSON_CreateObject();
 	char *out = NULL;
@@ -214,6 +222,7 @@ static char *with_timeouts(char *env, const struct runner_set *rs, unsigned time
 			cJSON_AddNumberToObject(t, rs->v[i].name, (double)timeout * rs->v[i].scale);
 		cJSON_AddItemToObject(o, "timeout_s", t);
 		t = NULL;
+		cJSON_AddNumberToObject(o, "jobs", jobs);
 		out = cJSON_PrintUnformatted(o);
 	}
 	cJSON_Delete(t);
@@ -229,6 +238,7 @@ struct run_opts {
 	struct runner_set runners; /* each with its timeout scale (1 with --timeout) */
 	const char *filter;
 	unsigned long long seed, repeat, timeout;
+	unsigned jobs;
 };
 
 /* The run's runner list (comma-separated) into list, and its fingerprint:
@@ -236,17 +246,33 @@ struct run_opts {
 static char *run_fingerprint(const struct run_opts *o, char *list, size_t len)
 {
 	runner_names(&o->runners, list, len);
-	return with_timeouts(envinfo_json(&paths, &o->runners), &o->runners, (unsigned)o->timeout);
+	return with_timeouts(envinfo_json(&paths, &o->runners), &o->runners, (unsigned)o->timeout,
+			     o->jobs);
+}
+
+/* --jobs N > 1: the same pairs through jobs.h. */
+static void run_jobs(struct session *ss, const struct run_opts *o)
+{
+	struct jobs_plan p = {.paths = &paths, .runners = &o->runners,
+			      .timeout = (unsigned)o->timeout, .seed = o->seed,
+			      .repeat = o->repeat, .jobs = o->jobs};
+
+	jobs_run(ss, &p);
 }
 
 /* Runs every (repeat, scenario, runner) and records each result in ss;
  * stops at an interrupt (scen_interrupt_install) with the pair it was
- * running unrecorded. */
+ * running unrecorded.  --jobs N > 1: run_jobs. */
 static void run_pairs(struct session *ss, const struct run_opts *o)
 {
 	const struct scen_list *l = &ss->scenarios;
 	struct tally *t = &ss->tally;
 	bool tty = isatty(2);
+
+	if (o->jobs > 1) {
+		run_jobs(ss, o);
+		return;
+	}
 
 	t->total = (unsigned)(l->n * o->runners.n * o->repeat);
 	for (unsigned long long k = 0; k < o->repeat; k++)
@@ -303,6 +329,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o, const char **out
 		{"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 's'},
 		{"repeat", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
 		{"db-wait", required_argument, NULL, 'w'}, {"adapter", required_argument, NULL, 'A'},
+		{"jobs", required_argument, NULL, 'j'},
 		{0},
 	};
 	bool timeout_given = false;
@@ -310,7 +337,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o, const char **out
 	size_t nr = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:f:o:s:n:t:j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': case 'A':
 			if (nr == RUNNER_MAX)
@@ -320,16 +347,19 @@ static int run_parse(int argc, char **argv, struct run_opts *o, const char **out
 			break;
 		case 'f': o->filter = optarg; break;
 		case 'o': *out = optarg; break;
-		case 's': case 'n': case 't': case 'w': {
+		case 's': case 'n': case 't': case 'w': case 'j': {
 			unsigned long long v;
 
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
 			    ((c == 'n' || c == 't') && (v == 0 || v > 100000)) ||
-			    (c == 'w' && v > STORE_WAIT_MAX_S))
-				return usage_error("bad number:", optarg);
+			    (c == 'w' && v > STORE_WAIT_MAX_S) ||
+			    (c == 'j' && (v == 0 || v > JOBS_MAX)))
+				return usage_error(c == 'j' ? "--jobs takes 1 to 64, not" : "bad number:",
+						   optarg);
 			if (c == 's') o->seed = v;
+			else if (c == 'j') o->jobs = (unsigned)v;
 			else if (c == 'n') o->repeat = v;
 			else if (c == 'w') *wait_s = (unsigned)v;
 			else o->timeout = v, timeout_given = true;
@@ -345,16 +375,16 @@ static int run_parse(int argc, char **argv, struct run_opts *o, const char **out
 
 /* An interrupted run: the run row stays unfinished (as after SIGKILL),
  * every result printed is in the database; exit 128 + the signal. */
-static int run_interrupted(struct session *ss)
+static int run_interrupted(struct session *ss, unsigned jobs)
 {
 	const struct tally *t = &ss->tally;
 	int sig = scen_interrupted();
 
 	runlog_impact_summary(&ss->tally, stdout);
 	fflush(stdout);
-	fprintf(stderr, "sandproof: interrupted by %s: stopped the running scenario and removed "
-		"what it started; %u results recorded in %s, the run is not marked finished\n",
-		prims_signal_name(sig), t->pass + t->fail + t->skip + t->unsupported +
+	fprintf(stderr, "sandproof: interrupted by %s: stopped the running scenario%s and removed "
+		"what %s started; %u results recorded in %s, the run is not marked finished\n",
+		prims_signal_name(sig), jobs > 1 ? "s" : "", jobs > 1 ? "they" : "it", t->pass + t->fail + t->skip + t->unsupported +
 		t->inconclusive + t->error - t->lost, ss->dbpath);
 	session_close(ss);
 	return session_exit_status(ss, 128 + sig);
@@ -389,7 +419,7 @@ static int run_session(struct run_opts *o, const char *out, unsigned wait_s)
 	}
 	run_pairs(&ss, o);
 	if (scen_interrupted())
-		return run_interrupted(&ss);
+		return run_interrupted(&ss, o->jobs);
 	rc = session_finish(&ss, (t->fail || t->error || t->inconclusive) ? EXIT_FAILED : 0);
 	runlog_impact_summary(&ss.tally, stdout);
 	printf("%u passed, %u failed, %u skipped, %u unsupported, %u inconclusive, %u errors (%s)\n",
@@ -400,7 +430,7 @@ static int run_session(struct run_opts *o, const char *out, unsigned wait_s)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120};
+	struct run_opts o = {.seed = 1, .repeat = 1, .timeout = 120, .jobs = 1};
 	const char *out = "sandproof-out";
 	unsigned wait_s = STORE_WAIT_MS / 1000;
 	int rc = run_parse(argc, argv, &o, &out, &wait_s);
@@ -430,6 +460,8 @@ int main(int argc, char **argv)
 	/* Internal (child.h): before anything of a command's own. */
 	if (!strcmp(argv[1], "__scenario"))
 		return scen_child_main(argc, argv);
+	if (!strcmp(argv[1], "__pair"))
+		return jobs_pair_main(argc, argv);
 	if (!strcmp(argv[1], "__spawn"))
 		return argc == 2 ? child_spawn_main() : usage_error("__spawn: unexpected argument", argv[2]);
 	/* Everything a scenario starts stays our descendant, so nothing can

@@ -43,6 +43,7 @@ static void fail_keep(struct tally *t, const char *runner, const char *scenario,
 	f->runner = strdup(runner);
 	f->scenario = strdup(scenario);
 	f->impact = impact;
+	f->order = t->done;
 	if (!f->runner || !f->scenario) {
 		free(f->runner);
 		free(f->scenario);
@@ -145,6 +146,15 @@ static void summary_runner(struct tally *t, const char *runner, FILE *f)
 	free(v);
 }
 
+/* Orders fails by their place in the run (run --jobs records them as pairs
+ * end, the summary lists them as --jobs 1 would). */
+static int fail_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct runlog_fail *)a)->order, y = ((const struct runlog_fail *)b)->order;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Frees t's list of fails. */
 static void fails_free(struct tally *t)
 {
@@ -172,6 +182,8 @@ static void each_runner(struct tally *t, FILE *f, void (*fn)(struct tally *, con
 
 void runlog_impact_summary(struct tally *t, FILE *f)
 {
+	if (t->n_fails > 1)
+		qsort(t->fails, t->n_fails, sizeof(*t->fails), fail_cmp);
 	if (f && t->n_fails) {
 		fprintf(f, "failing outcomes by impact, per runner (escapes first):\n");
 		each_runner(t, f, summary_runner);
@@ -236,9 +248,26 @@ void runlog_progress(const struct tally *t, const char *current, bool tty)
 	fflush(stderr);
 }
 
-int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
-		  const char *runner, uint64_t seed, const char *json,
-		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen)
+/* The line of one result, its newline included: malloc'd, NULL on ENOMEM. */
+static char *line_format(const char *verdict, const char *id, const char *runner,
+			 const struct store_result *r)
+{
+	char *line;
+
+	if (asprintf(&line, "%-12s %-44s %-8s observed=%s%s%s%s%s\n", verdict, id, runner,
+		     r->observed ? r->observed : "-", r->impact ? "  impact: " : "",
+		     r->impact ? r->impact : "", r->reason ? "  reason: " : "",
+		     r->reason ? r->reason : "") < 0)
+		return NULL;
+	return line;
+}
+
+/* runlog_record, and runlog_record_deferred when line is not NULL: the
+ * line is then handed back, not printed. */
+static int record_one(struct store *db, int64_t run_id, const struct scen *s,
+		      const char *runner, uint64_t seed, const char *json,
+		      struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen,
+		      char **line)
 {
 	cJSON *o = cJSON_Parse(json), *ev;
 	struct store_evidence evs[64];
@@ -286,14 +315,16 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	else if (!strcmp(verdict, "inconclusive")) t->inconclusive++;
 	else t->error++;
 	t->done++;
-	if (tty)
+	if (line)
+		*line = line_format(verdict, s->id, runner, &r);
+	if (tty && !line)
 		fprintf(stderr, "\r\033[K");
-	if (echo) {
-		fprintf(echo, "%-12s %-44s %-8s observed=%s%s%s%s%s\n", verdict, s->id, runner,
-			r.observed ? r.observed : "-", r.impact ? "  impact: " : "",
-			r.impact ? r.impact : "", r.reason ? "  reason: " : "",
-			r.reason ? r.reason : "");
+	if (echo && !line) {
+		char *l = line_format(verdict, s->id, runner, &r);
+
+		fputs(l ? l : "(out of memory: the result's line is lost)\n", echo);
 		fflush(echo);
+		free(l);
 	}
 	if (observed)
 		snprintf(observed, obslen, "%s|%s|%s|%s", verdict, r.impact ? r.impact : "-",
@@ -302,3 +333,18 @@ int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 	return id < 0 ? -EIO : 0;
 }
 
+int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
+		  const char *runner, uint64_t seed, const char *json,
+		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen)
+{
+	return record_one(db, run_id, s, runner, seed, json, t, tty, echo, observed, obslen,
+			  NULL);
+}
+
+int runlog_record_deferred(struct store *db, int64_t run_id, const struct scen *s,
+			   const char *runner, uint64_t seed, const char *json,
+			   struct tally *t, char **line)
+{
+	*line = NULL;
+	return record_one(db, run_id, s, runner, seed, json, t, false, NULL, NULL, 0, line);
+}

@@ -15,6 +15,9 @@
 struct runlog_fail {
 	char *runner, *scenario;
 	int impact;              /* index in store_impacts[] */
+	uint64_t order;          /* the summary lists fails in this order: the
+				    tally's done count when recorded, which
+				    run --jobs sets to the pair's place */
 };
 
 struct tally {
@@ -34,6 +37,14 @@ struct tally {
 int runlog_record(struct store *db, int64_t run_id, const struct scen *s,
 		  const char *runner, uint64_t seed, const char *json,
 		  struct tally *t, bool tty, FILE *echo, char *observed, size_t obslen);
+
+/* runlog_record with the line kept, not printed (run --jobs prints the
+ * lines in the catalogue's order, the results recorded as they come):
+ * *line is what runlog_record would print on echo, malloc'd (NULL when
+ * out of memory). */
+int runlog_record_deferred(struct store *db, int64_t run_id, const struct scen *s,
+			   const char *runner, uint64_t seed, const char *json,
+			   struct tally *t, char **line);
 
 /* After a run: when any result was lost, says on stderr how many, where and
  * why, and returns 1; else 0. */

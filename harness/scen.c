@@ -70,6 +70,9 @@ static int load_one(lua_State *L, const char *file, struct scen *s, char *err,
 	s->clauses = field(L, "clauses");
 	s->claim = field(L, "claim");
 	s->impact = field(L, "impact");
+	lua_getfield(L, -1, "exclusive");
+	s->exclusive = lua_isstring(L, -1) ? strdup(lua_tostring(L, -1)) : NULL;
+	lua_pop(L, 1);
 	/* expect as JSON */
 	lua_getglobal(L, "require");
 	lua_pushstring(L, "sp");
@@ -122,7 +125,7 @@ int scen_load_all(const struct scen_paths *p, const char *glob,
 				break;
 			if (glob && fnmatch(glob, s.id, 0) != 0) {
 				free(s.file); free(s.id); free(s.area); free(s.clauses);
-				free(s.claim); free(s.expect_json); free(s.impact);
+				free(s.claim); free(s.expect_json); free(s.impact); free(s.exclusive);
 				continue;
 			}
 			if (out->n == cap) {
@@ -157,6 +160,7 @@ void scen_list_free(struct scen_list *l)
 		free(l->v[i].file); free(l->v[i].id); free(l->v[i].area);
 		free(l->v[i].clauses); free(l->v[i].claim); free(l->v[i].expect_json);
 		free(l->v[i].impact);
+		free(l->v[i].exclusive);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -173,7 +177,7 @@ void scen_push_paths(lua_State *L, const struct scen_paths *p)
 	lua_setfield(L, -2, "harness");
 }
 
-static char *error_json(const char *reason_in)
+char *scen_error_json(const char *reason_in)
 {
 	char reason[512], *out;
 
@@ -224,7 +228,7 @@ static int child_run(const struct scen_paths *p, const char *file, const char *r
 fail:
 	out = lua_tolstring(L, -1, &len);
 	{
-		char *j = error_json(out ? out : "harness: Lua failure");
+		char *j = scen_error_json(out ? out : "harness: Lua failure");
 
 		if (j && write(fd, j, strlen(j)) < 0)
 			return 6;
@@ -362,8 +366,6 @@ int scen_child_main(int argc, char **argv)
 	_exit(rc);
 }
 
-#define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
-
 /* One pair's launch: the options proc_start was given must outlive the
  * run (proc.h), so they live in scen_run_pair's frame. */
 struct pair {
@@ -434,9 +436,9 @@ int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		char why[96];
 
 		snprintf(why, sizeof(why), "scenario timed out after %u s", timeout_s);
-		*json = error_json(why);
+		*json = scen_error_json(why);
 	} else if (r.out_len == 0 || r.out_truncated) {
-		*json = error_json(r.out_truncated ? "scenario result larger than the bound"
+		*json = scen_error_json(r.out_truncated ? "scenario result larger than the bound"
 			: r.term_signal ? "scenario process died (signal) without a result"
 					: "scenario process exited without a result");
 	} else {

@@ -18,6 +18,7 @@ struct scen {
 	char *file;
 	char *id, *area, *clauses, *claim, *expect_json;
 	char *impact; /* its impact table as text (sandproof.impact.text), or NULL */
+	char *exclusive; /* why it needs the machine to itself (run --jobs), or NULL */
 };
 
 struct scen_list {
@@ -55,6 +56,13 @@ void scen_push_paths(struct lua_State *L, const struct scen_paths *p);
  * (sandproof.runners.load). */
 int scen_run_pair(const struct scen_paths *p, const struct scen *s,
 		  const char *runner, uint64_t seed, unsigned timeout_s, char **json);
+
+#define SCEN_RESULT_LIMIT (64u << 20) /* bytes of one pair's JSON result */
+
+/* The result of a pair that produced none: {"verdict":"error","reason":
+ * reason} (quotes, backslashes and control characters in reason blanked).
+ * malloc'd, NULL on ENOMEM. */
+char *scen_error_json(const char *reason);
 
 /* `run`'s interrupt (SIGINT, SIGTERM, SIGHUP): scen_interrupt_install()
  * makes them set a flag instead of killing the harness (0 or -errno);

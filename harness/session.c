@@ -112,6 +112,12 @@ int session_record(struct session *s, const struct scen *sc, const char *runner,
 			     observed, obslen);
 }
 
+int session_record_deferred(struct session *s, const struct scen *sc, const char *runner,
+			    uint64_t seed, const char *json, char **line)
+{
+	return runlog_record_deferred(s->db, s->run_id, sc, runner, seed, json, &s->tally, line);
+}
+
 int session_finish(struct session *s, int rc)
 {
 	if (store_finish_run(s->db, s->run_id, NULL) < 0) {

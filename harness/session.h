@@ -76,6 +76,11 @@ int session_begin(struct session *s, char *env_json, const char *runners, const 
 int session_record(struct session *s, const struct scen *sc, const char *runner, uint64_t seed,
 		   const char *json, bool tty, FILE *echo, char *observed, size_t obslen);
 
+/* session_record through runlog_record_deferred: the line handed back in
+ * *line (malloc'd, NULL when out of memory), not printed. */
+int session_record_deferred(struct session *s, const struct scen *sc, const char *runner,
+			    uint64_t seed, const char *json, char **line);
+
 /* Records the run's end and closes the store and the catalogue (the tally
  * and dbpath stay).  Returns rc, or SESSION_EXIT_INTERNAL after printing
  * why when the end could not be recorded. */

@@ -15,6 +15,7 @@
 #     declares none is refused;
 #   - expect: { unsupported = "why" } for an OS is validated strictly and
 #     gives verdict unsupported with that reason there, without running;
+#   - exclusive (run --jobs): a reason, a sentence; anything else does not load;
 #   - impact and control: a file without a valid impact table does not
 #     load; a fail carries its class (exact key, longest prefix, default);
 #     an unclassed failing outcome is an error; a failed positive control is
@@ -67,6 +68,8 @@ bad "impact.control_failed: a failed control is inconclusive" "a class for contr
 bad "impact.control_failed:\\*: a failed control is inconclusive" "a class for control_failed:*" "$head, $exp0, impact = { [\"control_failed:*\"] = \"fidelity\" }"
 bad "control must be the id of the scenario" "a control that is not an id" "$head, $exp, control = \"FS-1\""
 bad "control names the scenario itself" "a control naming itself" "$head, $exp, control = \"fs.bad\""
+bad "exclusive must be the reason the scenario needs the machine to itself" "exclusive not a reason" "$head, $exp, exclusive = true"
+bad "exclusive must be the reason the scenario needs the machine to itself" "exclusive too short to say why" "$head, $exp, exclusive = \"a race\""
 
 # ---- one scenario per check, run against none (and ref for capabilities) ------
 mkdir -p "$tmp/sc/fs"

@@ -36,6 +36,7 @@ return scenario {
              windows = { unsupported = "cgroups are Linux only" } },
   impact = { unbounded = "escape", residue = "residue", sandbox_survived = "residue" },
   control = "proc.exit_code_exact",
+  exclusive = "machine-wide state: it counts cgroups left beside its own in the harness's cgroup, where every other pair's runner makes and sweeps its own (a concurrent run may sweep its SIGKILLed runner's cgroup first)",
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { pids = 16 }

@@ -13,6 +13,7 @@ return scenario {
   expect = { linux = { "stopped" }, macos = { "stopped" }, windows = { "stopped" } },
   impact = { not_stopped = "escape", ["not_reported:*"] = "reporting", self_signal_taken_for_limit = "reporting" },
   control = "proc.exit_code_exact",
+  exclusive = "a resource limit: CPU seconds, and the unconfined control spins 8 s of CPU the other pairs would share",
   run = function(t)
     local p = t.profiles.workspace_write()
     p.limits = { cpu_seconds = 1 }

@@ -19,6 +19,7 @@ return scenario {
              windows = { "bounded", "refused" } },
   impact = { ran_anyway = "hardening", unbounded = "escape", ["not_reported:*"] = "reporting", ["refused_at:*"] = "reporting", refused_wrongly = "fidelity" },
   control = "proc.exit_code_exact",
+  exclusive = "a resource limit: a memory cgroup, and the unconfined control takes 256 MiB of the machine's memory",
   run = function(t)
     local started = t.ws .. "/started"
     local p = t.profiles.workspace_write()

@@ -19,6 +19,7 @@ return scenario {
              windows = { unsupported = "the census is taken during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { unbounded = "escape", not_observed = "reporting", ["wrong_errno:*"] = "reporting", ["run_failed:*"] = "fidelity" },
   control = "proc.exit_code_exact",
+  exclusive = "a resource limit: a pids bound, and the unconfined control forks 200 processes that count against the user's process limit for every other pair",
   run = function(t)
     local marker = string.format("sandproof-bomb-%d-%d", sp.getpid(), t.seed)
     local p = t.profiles.workspace_write()

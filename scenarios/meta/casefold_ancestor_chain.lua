@@ -14,6 +14,7 @@ return scenario {
   expect = { linux = { "reported" }, macos = { "reported", "refused" }, windows = { "reported" } },
   impact = { volume_lost = "fidelity", created = "escape", not_stopped = "reporting", unreported = "reporting", refused = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a load-sensitive window: the command waits 1 s for the monitor to have dealt with the new .git before it makes .git/hooks; a slower monitor would test an easier case",
   run = function(t)
     local _, vol = t:casefold_workspace()
     local g = t.ws .. "/.git"

@@ -24,6 +24,7 @@ return scenario {
              windows = { "reported" } },
   impact = { volume_lost = "fidelity", left_on_host = "escape", unreported = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a timed race: a window is an unlink that completes before the runner stops the command, a race between two processes that other pairs' load would tilt",
   run = function(t)
     t:casefold_workspace()
     local target = t.ws .. "/.zero"

@@ -44,6 +44,7 @@ return scenario {
              windows = { unsupported = "the monitor is flooded during a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { not_stopped = "hardening", unreported = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a load-sensitive window: after a flood of more events than the kernel queues, the runner must read its queue to the overflow and stop the command within 1.5 s",
   run = function(t)
     if sp.exists(t.ws .. "/.agents") then t:error(".agents exists before the run") end
     local max = tonumber(sp.read("/proc/sys/fs/inotify/max_queued_events") or "")

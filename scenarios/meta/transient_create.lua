@@ -19,6 +19,7 @@ return scenario {
              windows = { "reported" } },
   impact = { left_on_host = "escape", unreported = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a timed race: a window is an unlink that completes before the runner stops the command, a race between two processes that other pairs' load would tilt",
   run = function(t)
     local target = t.ws .. "/.zero"
     local windows, unreported = 0, 0

@@ -21,6 +21,7 @@ return scenario {
              windows = { unsupported = "the host-side mover is a POSIX shell loop (sh, mv), which native Windows lacks" } },
   impact = { not_stopped = "hardening", unreported = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a load-sensitive window: the host-side mover (a shell polling every 10 ms) must move .git during the command's 3 s sleep",
   run = function(t)
     local g, started = t.ws .. "/.git", t.ws .. "/started"
     assert(sp.rename(g .. "/hooks", t.tmp .. "/hooks-away"))

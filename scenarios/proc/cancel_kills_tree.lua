@@ -18,6 +18,7 @@ return scenario {
   expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid), and Windows cannot deliver SIGTERM to one process: the harness signals a runner there with SIGKILL only (TerminateProcess)" } },
   impact = { ["not_cancelled:*"] = "reporting", survived = "residue" },
   control = "fs.workspace_writable",
+  exclusive = "a residue check after a kill: survivors are counted 300 ms after the runner's end, a grace that other pairs' load would eat into (a false residue) or stretch (a survivor writing late)",
   run = function(t)
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")

@@ -11,6 +11,7 @@ return scenario {
   expect = { linux = { "cancelled" }, macos = { "cancelled" }, windows = { unsupported = "the command is a POSIX shell script (sh), and Windows cannot deliver SIGINT, SIGTERM or SIGHUP to one process: the harness signals a runner there with SIGKILL only (TerminateProcess)" } },
   impact = { ["not_killed:*"] = "residue", ["misreported:*"] = "reporting" },
   control = "fs.workspace_writable",
+  exclusive = "a load-sensitive window: each signal comes 1.5 s after the start, by which time the command must have started",
   run = function(t)
     for _, sig in ipairs { "SIGINT", "SIGTERM", "SIGHUP" } do
       local started, finished = t.ws .. "/started-" .. sig, t.ws .. "/finished-" .. sig

@@ -62,6 +62,7 @@ return scenario {
   expect = { linux = { "died" }, macos = { "died" }, windows = { "died" } },
   impact = { survived = "residue" },
   control = "fs.workspace_writable",
+  exclusive = "a residue check after a kill: survivors are counted 300 ms after the runner's SIGKILL, a grace that other pairs' load would eat into (a false residue) or stretch (a survivor writing late)",
   run = function(t)
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")

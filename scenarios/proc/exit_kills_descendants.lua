@@ -54,6 +54,7 @@ return scenario {
   expect = { linux = { "killed" }, macos = { "killed" }, windows = { "killed" } },
   impact = { ["run_failed:*"] = "fidelity", survived = "residue" },
   control = "fs.workspace_writable",
+  exclusive = "a residue check: survivors are counted 300 ms after the runner exits (a survivor writes 50 ms after the command is gone), a grace that other pairs' load would eat into or stretch",
   run = function(t)
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")

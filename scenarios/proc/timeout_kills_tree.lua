@@ -20,6 +20,7 @@ return scenario {
   expect = { linux = { "killed" }, macos = { "killed" }, windows = { unsupported = "the command is a POSIX shell script (sh, trap, setsid double fork), which native Windows lacks" } },
   impact = { not_timed_out = "reporting", survived = "residue" },
   control = "fs.workspace_writable",
+  exclusive = "a load-sensitive window: within a 1 s timeout the command must start its daemon, and the census after 300 ms must not count a tree still being torn down",
   run = function(t)
     -- the processes left are counted by the census, asked before anything runs
     t:need_primitive("census")

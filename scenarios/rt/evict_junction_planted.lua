@@ -21,6 +21,7 @@ return scenario {
   impact = { followed = "escape", gc_failed = "fidelity" },
   control = "rt.evict_age",
   needs = { "gc" },
+  exclusive = "a timed race: links are planted for 1.5 s of wall time while eviction runs, and the windows (links eviction met) depend on their relative speed",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local vdir = t.outside .. "/vdir"

@@ -30,6 +30,7 @@ return scenario {
   impact = { gc_failed = "fidelity", lease_held = "residue", mount_left = "residue", process_left = "residue", residue = "residue" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
+  exclusive = "a residue check after a kill: processes, lease and mounts are counted 200 ms after the runner's SIGKILL, a grace that other pairs' load would eat into",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local marker = string.format("sandproof-rt-kill-%d-%d", sp.getpid(), t.seed)

@@ -13,6 +13,7 @@ return scenario {
   impact = { evicted = "fidelity", gc_failed = "fidelity", ["run_failed:*"] = "fidelity" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
+  exclusive = "a load-sensitive window: the evictor, 700 ms after its start, must strike while the run (sleeping 1.5 s) holds its lease; a slow start would put the strike outside it",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()

@@ -26,6 +26,7 @@ return scenario {
   impact = { evicted = "fidelity", gc_failed = "fidelity", ["broken:*"] = "fidelity" },
   control = "rt.evict_lru",
   needs = { "gc" },
+  exclusive = "a load-sensitive window: the second evictor, 2 s after its start, must strike while the command sleeps (4 s); a slow run would put the strike outside it",
   run = function(t)
     local parent, ws = t.tmp .. "/rt", t.tmp .. "/ws-lease"
     lib.rt_use_root(t, parent, ws)                               -- the root the first evictor takes

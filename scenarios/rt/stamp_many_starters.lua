@@ -152,6 +152,7 @@ return scenario {
   impact = { broken = "fidelity", gc_failed = "fidelity" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
+  exclusive = "a timed race: the windows are starts the evictor's position crosses, and how many a sweep gives depends on how fast the evictor moves against the starters",
   run = function(t)
     local tot = { starts = 0, crossed = 0, broken = 0, missing = 0 }
     local t0 = sp.now_ms()

@@ -15,6 +15,7 @@ return scenario {
   impact = { broken = "fidelity" },
   control = "rt.stamp_recreated",
   needs = { "gc" },
+  exclusive = "a timed race: evictors started at random delays race the starts, and the windows (its stated power) depend on their relative speed",
   run = function(t)
     local parent = t.tmp .. "/rt"
     local p = t.profiles.workspace_write()

@@ -15,6 +15,7 @@ return scenario {
   impact = { survived = "residue", not_sticky = "reporting", not_exited = "residue",
              not_cancelled = "reporting", ["error:*"] = "reporting" },
   control = "proc.exit_kills_descendants",
+  exclusive = "a load-sensitive window: the daemon writes its survival 4 s after its start and the oracle reads it 4.5 s after the interrupt; a starved daemon writing late would hide a survivor",
   run = function(t)
     local srv = t:session {}
     local daemon = 'trap "" TERM HUP; echo $$ > "$WS/daemon.pid"; sleep 4; echo survived > "$WS/survived"'

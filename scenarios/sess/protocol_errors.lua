@@ -13,6 +13,7 @@ return scenario {
              windows = { unsupported = "sandproof-ref serve is built on Linux only (pidfd, memfd)" } },
   needs = { "sessions" },
   impact = { ["accepted:*"] = "hardening", ["accepted:ran"] = "escape", ["unnamed:*"] = "reporting", silent = "reporting" },
+  exclusive = "a load-sensitive window: a command the server must refuse would show by its marker within 200 ms; a starved server running it later would hide the violation",
   run = function(t)
     local srv = t:session {}
     local marker = t.ws .. "/ran"

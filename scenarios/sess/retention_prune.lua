@@ -13,6 +13,7 @@ return scenario {
   needs = { "sessions" },
   impact = { finished_kept = "residue", running_pruned = "reporting", limit_ignored = "residue",
              retained_forever = "residue", forgotten_early = "reporting", ["error:*"] = "reporting" },
+  exclusive = "a load-sensitive window: a retention of 1.5 s checked 2.5 s later, in wall time that other pairs would stretch",
   run = function(t)
     local srv = t:session { max_sessions = 2, retain_ms = 1500 }
     local a = srv:start { command = { "true" }, yield_ms = 10000 }

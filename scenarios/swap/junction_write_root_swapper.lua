@@ -21,6 +21,7 @@ return scenario {
              windows = { "confined", "refused" } },
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
+  exclusive = "a timed race: the swapper's flips during the command (its stated power) are counted in wall time, which other pairs would take from it",
   run = function(t)
     local real, root = t.tmp .. "/real", t.tmp .. "/root"
     assert(sp.mkdir(real))

@@ -20,6 +20,7 @@ return scenario {
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { unsupported = "the swapper starts from a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { escaped = "escape" },
   control = "rt.stamp_recreated",
+  exclusive = "a timed race: the swapper's exchanges during the command (its stated power) are counted in wall time, which other pairs would take from it",
   run = function(t)
     local profile = t.profiles.workspace_write()
     profile.runtime = { parent = t.tmp .. "/rt", max_age_s = 3600, max_roots = 8 }

@@ -19,6 +19,7 @@ return scenario {
   expect = { linux = { "confined" }, macos = { "confined" }, windows = { unsupported = "the swapper starts from a seccomp hold on the command's first sleep; a Windows hold names a path (an oplock), not a syscall" } },
   impact = { escaped = "escape" },
   control = "fs.workspace_writable",
+  exclusive = "a timed race: the swapper's exchanges during the command (its stated power) are counted in wall time, which other pairs would take from it",
   run = function(t)
     local root, link = t.tmp .. "/root", t.tmp .. "/link"
     assert(sp.mkdir(root))

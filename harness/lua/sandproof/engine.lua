@@ -153,6 +153,15 @@ local FIELDS = {
   -- ("errno_*": every "errno_<NAME>"), the longest matching one wins; "*"
   -- alone, the default, covers every other failing outcome
   impact = function(v) return impact.problem(v, is_control_failed) end,
+  -- why the scenario needs the machine to itself (`run --jobs`: no other
+  -- pair runs while it does): a reason, a short sentence naming what
+  -- other pairs would change (docs/SCENARIOS.md, exclusive)
+  exclusive = function(v)
+    if v == nil then return nil end
+    if type(v) ~= "string" or not v:match("%S+%s+%S+%s+%S+") then
+      return "exclusive must be the reason the scenario needs the machine to itself (a short sentence)"
+    end
+  end,
   -- the scenario whose claim is the ability the positive control needs
   control = function(v)
     if v == nil then return nil end
@@ -162,7 +171,7 @@ local FIELDS = {
   end,
 }
 local FIELD_ORDER = { "id", "claim", "expect", "run", "clauses", "unconfined_passes", "needs",
-                      "impact", "control" }
+                      "impact", "control", "exclusive" }
 
 local impact_of = impact.of
 M.impact_of = impact_of
@@ -231,7 +240,7 @@ end
 function M.describe(sc)
   return {
     id = sc.id, area = sc.area, clauses = table.concat(sc.clauses, ","),
-    claim = sc.claim, file = sc.file, expect = sc.expect, impact = impact.text(sc.impact),
+    claim = sc.claim, file = sc.file, expect = sc.expect, impact = impact.text(sc.impact), exclusive = sc.exclusive,
   }
 end
 

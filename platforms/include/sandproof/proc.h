@@ -49,6 +49,19 @@
  * Kills go through pidfds opened and verified against the process's start
  * time, never by name, never to a process that is not a descendant.
  *
+ * Several runs at once (proc_start, the harness's `run --jobs`): without
+ * tree_only a run's kills and its leftover count take in every descendant
+ * of the caller that existed not before it, so the caller's other runs
+ * started since - and their programs, which it may also reap - count as
+ * its own.  With tree_only the timeout kill, proc_kill and the leftovers
+ * only ever touch the program and the processes below it while it lives
+ * (Linux: those whose top ancestor below the caller is the program; POSIX:
+ * its process group; Windows: its job, as always), never another child of
+ * the caller: an orphan the program leaves re-parents to the caller (a
+ * subreaper) as nobody's run, and is the caller's to end
+ * (proc_kill_descendants) once no run is going.  So on Linux leftovers is
+ * 0 once the program is reaped, and kill_leftovers ends nothing more.
+ *
  * Single-threaded callers only: fork, PR_SET_PDEATHSIG and the subreaper
  * attribute are per thread or per process.  Ownership of all results passes
  * to the caller (proc_result_free). */
@@ -85,6 +98,8 @@ struct proc_opts {
 	int timeout_ms;           /* <= 0: PROC_TIMEOUT_MS */
 	int drain_ms;             /* <= 0: PROC_DRAIN_MS */
 	bool kill_leftovers;      /* kill the tree when the program exits too */
+	bool tree_only;           /* the run is the program's own tree: see
+				     "Several runs at once" above */
 	bool inherit_stderr;      /* the program's stderr is the caller's, not
 				     captured (err stays empty) */
 	const int *keep_fds;      /* descriptors (>= 3) the program inherits at
@@ -197,7 +212,8 @@ void proc_result_free(struct proc_result *r);
  *               stdin_data is written in full (or the program closed its
  *               stdin, or ended) and a notification listener is taken:
  *               give stdin only to a program that reads it first;
- *   proc_wait   advances the run for up to wait_ms (< 0: to its end):
+ *   proc_wait   advances the run for up to wait_ms (< 0: to its end; 0:
+ *               one pass, taking what is ready and waiting for nothing):
  *               captures output, answers the filter, kills the tree at the
  *               timeout.  1 when the run is over (the program ended and its
  *               output is drained, or it was killed), 0 when wait_ms passed;

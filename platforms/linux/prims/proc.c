@@ -161,12 +161,30 @@ static void proc_close(int *fd)
 	*fd = -1;
 }
 
+/* The sweeps' scope: with tree_only the program's own tree (its pid as the
+ * top ancestor), else 0: every descendant of the caller not in pre. */
+static pid_t proc_top(const struct proc_run *s)
+{
+	return s->o->tree_only ? s->pid : 0;
+}
+
 /* The timeout: the program, its process group, and every process of the
- * run (descendants of the program or of orphans it left) get SIGKILL. */
+ * run (descendants of the program or, without tree_only, of orphans it
+ * left) get SIGKILL. */
 static void proc_kill_run(struct proc_run *s, struct proc_result *r)
 {
 	int killed = 0;
 
+	if (!s->reaped && s->o->tree_only) {
+		/* The program is stopped first: stopped, it forks nothing, and
+		 * (a subreaper) it stays the parent of whatever its tree
+		 * orphans, so all of its tree is still below it, in the
+		 * sweep's scope, while the sweep kills it; then the program. */
+		pidfd_send_signal(s->pidfd, SIGSTOP, NULL, 0);
+		proc_sweep(s->pre, s->npre, s->pid, s->pid, true, PROC_KILL_WAIT_MS, &killed);
+		r->killed += killed;
+		killed = 0;
+	}
 	if (!s->reaped) {
 		/* The unreaped program pins its pid, hence its group id:
 		 * the group signal cannot reach a recycled group. */
@@ -174,7 +192,7 @@ static void proc_kill_run(struct proc_run *s, struct proc_result *r)
 		if (pidfd_send_signal(s->pidfd, SIGKILL, NULL, 0) == 0)
 			r->killed++;
 	}
-	proc_sweep(s->pre, s->npre, s->pid, true, PROC_KILL_WAIT_MS, &killed);
+	proc_sweep(s->pre, s->npre, proc_top(s), s->pid, true, PROC_KILL_WAIT_MS, &killed);
 	r->killed += killed;
 }
 
@@ -323,6 +341,7 @@ static int proc_dispatch(struct proc_run *s, struct proc_result *r,
 static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t until,
 			 bool startup)
 {
+	bool polled = false; /* one pass at least: proc_wait(h, 0) takes what is ready */
 	int e;
 
 	while (!s->over) {
@@ -347,13 +366,16 @@ static bool proc_advance(struct proc_run *s, struct proc_result *r, uint64_t unt
 			sig_wait = proc_signal_step(s, r, now);
 		if (startup && s->in[1] < 0 && !(s->f.notify && s->lfd == -1))
 			return false;
-		if (now >= until)
+		if (now >= until && polled)
 			return false;
 		np = proc_poll_fill(s, p, now, &wait);
 		if (sig_wait >= 0 && wait > sig_wait)
 			wait = sig_wait;
-		if ((uint64_t)wait > until - now)
+		if (now >= until)
+			wait = 0;
+		else if ((uint64_t)wait > until - now)
 			wait = (int)(until - now);
+		polled = true;
 		if (poll(p, (nfds_t)np, wait) < 0 && errno != EINTR) {
 			s->rc = -errno;
 			proc_kill_run(s, r);
@@ -439,19 +461,19 @@ static void proc_leftovers(struct proc_run *s, struct proc_result *r)
 {
 	struct timespec tick = {0, 10 * 1000 * 1000};
 	int killed = 0;
-	int left = proc_sweep(s->pre, s->npre, 0, false, 0, NULL);
+	int left = proc_sweep(s->pre, s->npre, proc_top(s), 0, false, 0, NULL);
 
 	/* Grace: a process already dying (a pid namespace being torn down
 	 * after its runner was killed) is not residue. */
 	for (int i = 0; left > 0 && i < PROC_GRACE_MS / 10; i++) {
 		nanosleep(&tick, NULL);
-		left = proc_sweep(s->pre, s->npre, 0, false, 0, NULL);
+		left = proc_sweep(s->pre, s->npre, proc_top(s), 0, false, 0, NULL);
 	}
 	r->leftovers = left > 0 ? left : 0;
 	if (s->o->kill_leftovers && left > 0) {
-		proc_sweep(s->pre, s->npre, 0, true, PROC_KILL_WAIT_MS, &killed);
+		proc_sweep(s->pre, s->npre, proc_top(s), 0, true, PROC_KILL_WAIT_MS, &killed);
 		r->killed += killed;
-		proc_sweep(s->pre, s->npre, 0, false, 0, NULL);
+		proc_sweep(s->pre, s->npre, proc_top(s), 0, false, 0, NULL);
 	}
 }
 

@@ -55,14 +55,17 @@ struct proc_known {
 int proc_children(struct proc_known **out, size_t *n);
 
 /* One or more passes over the caller's descendants, restricted to those
- * whose top ancestor below the caller is not in pre (pre NULL: all).  Dead
+ * whose top ancestor below the caller is not in pre (pre NULL: all) and,
+ * when only_top is not 0, is only_top (tree_only: that program's tree and
+ * nothing else of the caller's, its other runs' programs included), never
+ * only_top itself (its caller ends it, and counts it).  Dead
  * children among them are reaped (a child's pid cannot be recycled before
  * we reap it, so waitpid by pid is exact); skip_pid, the program whose
  * status the caller wants, is never reaped here.  With kill, live ones get
  * SIGKILL and passes repeat until none is left or wait_ms passes; *killed
  * (may be NULL) counts distinct processes signalled (skip_pid, counted by
  * the caller, excepted).  Returns live ones left, or -errno. */
-int proc_sweep(const struct proc_known *pre, size_t npre, pid_t skip_pid,
+int proc_sweep(const struct proc_known *pre, size_t npre, pid_t only_top, pid_t skip_pid,
 	       bool kill, int wait_ms, int *killed);
 
 /* ---- proc_filter.c ---- */

@@ -65,7 +65,7 @@ static int proc_kill_verified(pid_t pid, unsigned long long start)
 }
 
 /* Contract in proc_int.h. */
-int proc_sweep(const struct proc_known *pre, size_t npre, pid_t skip_pid,
+int proc_sweep(const struct proc_known *pre, size_t npre, pid_t only_top, pid_t skip_pid,
 	       bool kill, int wait_ms, int *killed)
 {
 	uint64_t deadline = proc_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
@@ -88,7 +88,7 @@ int proc_sweep(const struct proc_known *pre, size_t npre, pid_t skip_pid,
 			pid_t top = census_top(v, n, i, self);
 			const struct census_proc *t;
 
-			if (!top)
+			if (!top || (only_top && (top != only_top || v[i].pid == only_top)))
 				continue;
 			t = census_find(v, n, top);
 			if (pre && t && proc_known_has(pre, npre, t->pid, t->start))
@@ -134,12 +134,12 @@ int proc_sweep(const struct proc_known *pre, size_t npre, pid_t skip_pid,
 int proc_kill_descendants(int wait_ms)
 {
 	int killed = 0;
-	int r = proc_sweep(NULL, 0, 0, true, wait_ms > 0 ? wait_ms : PROC_KILL_WAIT_MS,
+	int r = proc_sweep(NULL, 0, 0, 0, true, wait_ms > 0 ? wait_ms : PROC_KILL_WAIT_MS,
 			     &killed);
 
 	if (r < 0)
 		return r;
 	/* A last pass reaps the zombies the kills just made. */
-	proc_sweep(NULL, 0, 0, false, 0, NULL);
+	proc_sweep(NULL, 0, 0, 0, false, 0, NULL);
 	return killed;
 }

@@ -204,6 +204,7 @@ static bool supervise(struct proc_handle *h, uint64_t until, bool startup)
 {
 	struct prun *s = &h->s;
 	int timeout = s->o->timeout_ms > 0 ? s->o->timeout_ms : PROC_TIMEOUT_MS;
+	bool polled = false; /* one pass at least: proc_wait(h, 0) takes what is ready */
 	siginfo_t si;
 
 	for (;;) {
@@ -226,9 +227,10 @@ static bool supervise(struct proc_handle *h, uint64_t until, bool startup)
 			proc_sigtimer_sent(&h->sig);
 			h->r.signalled = kill(s->pid, s->o->signal_no) == 0;
 		}
-		if ((startup && s->in < 0) || now >= until)
+		if ((startup && s->in < 0) || (now >= until && polled))
 			return false;
-		if (poll(p, 3, until - now < 20 ? (int)(until - now) : 20) <= 0)
+		polled = true;
+		if (poll(p, 3, now >= until ? 0 : until - now < 20 ? (int)(until - now) : 20) <= 0)
 			continue;
 		if (p[0].revents)
 			take(&s->out, &s->bo);
