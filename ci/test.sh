@@ -1,78 +1,105 @@
 #!/bin/sh
 # ci/test.sh - the test command of README.md: install dependencies, build,
-# and run every ctest test
-#   1. as the calling user (root in CI),
-#   2. as an unprivileged user (when called as root: the user
-#      "sandproof-test" is created if needed and builds its own copy),
+# and run every ctest test (ctest -j: tests run side by side but those that
+# need the machine to themselves, RUN_SERIAL in CMakeLists.txt)
+#   1. as an unprivileged user (when called as root: the user
+#      "sandproof-test" is created if needed and builds a copy of the
+#      tree under /var/tmp), then as the calling user (root in CI) in the
+#      same build: one build for both legs,
 #   then (as root) the .deb (ci/deb.sh): built with cpack, installed with
 #      dpkg -i, smoke and the fs area from /usr as root and unprivileged,
 #      removed with dpkg -r leaving nothing behind,
-#   3. under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   4. the posix bring-up platform (-DSANDPROOF_PLATFORM=posix, build-posix):
-#      its portable tests (ctest label "portable"), about a minute,
-#   5. the macos platform layer built on Linux, the posix-sim
+#   2. under AddressSanitizer + UndefinedBehaviorSanitizer (the catalogue
+#      once, at --jobs N: the two legs above compare it with --jobs 1),
+#   3. the posix bring-up platform (-DSANDPROOF_PLATFORM=posix, build-posix):
+#      its portable tests (ctest label "portable"),
+#   4. the macos platform layer built on Linux, the posix-sim
 #      (-DSANDPROOF_PLATFORM=macos, build-macos-sim): its portable tests,
 #      which include the backend's plumbing through the test sandbox-exec
 #      (label "macos-sim"); eight proc.* plumbing scenarios and proc.everyday_* against ref
 #      through it (pass), a macOS-only escape
 #      scenario (must fail: the sim confines nothing), recorded in
-#      posix-sim.sqlite, never macos.sqlite; about two minutes,
-#   6. the windows layer cross-built by mingw-w64 (ci/cross-windows.sh,
+#      posix-sim.sqlite, never macos.sqlite,
+#   5. the windows layer cross-built by mingw-w64 (ci/cross-windows.sh,
 #      build-windows): its portable tests under Wine, the Wine smokes of
-#      the backend (ci/wine-smoke.sh) and of the probe; about four minutes,
-# then a bounded fuzz run of the request parser (ci/fuzz.sh) where clang and
-# its libFuzzer runtime are present (said and skipped where they are not).
+#      the backend (ci/wine-smoke.sh) and of the probe,
+# then a bounded fuzz run of the request parser, the reparse decoder and
+# the session protocol (ci/fuzz.sh, SANDPROOF_FUZZ_SECONDS per driver,
+# here 20 unless set) where clang and its libFuzzer runtime are present
+# (said and skipped where they are not).  Each leg prints its wall time;
+# ci/README.md gives them as measured on a fresh clone.
 # Exit status: 0 when all of them pass.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+t_start=$(date +%s)
+t_leg=
+# leg NAME: the previous leg's wall time, then NAME's header
+leg() {
+	now=$(date +%s)
+	[ -z "$t_leg" ] || echo "   ($((now - t_leg)) s)"
+	t_leg=$now
+	echo "== $1"
+}
+leg "dependencies (ci/deps.sh)"
 sh ci/deps.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
-build_and_test() { # src builddir [cmake args...]
+# ctest's parallelism: most tests wait on processes, sockets and timers
+# rather than compute, so one more than the cores
+ctest_jobs=$((jobs + 1))
+build() { # src builddir [cmake args...]
 	src=$1 dir=$2
 	shift 2
 	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 	cmake --build "$dir" -j "$jobs" >/dev/null
-	(cd "$dir" && ctest --output-on-failure -j 1)
 }
-
-echo "== tests as $(id -un)"
-build_and_test "$here" "$here/build" -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF
+ctest_in() { # builddir [ctest args...]
+	dir=$1
+	shift
+	(cd "$dir" && ctest --output-on-failure -j "$ctest_jobs" "$@")
+}
 
 if [ "$(id -u)" -eq 0 ]; then
 	. ci/unpriv.sh
 	unpriv_copy "$here"
-	echo "== tests as unprivileged user $unpriv_user"
+	main_build=$unpriv_work/build
+	leg "build (as $unpriv_user, for both legs)"
 	unpriv_sh "
 		set -e
-		cmake -S '$unpriv_work' -B '$unpriv_work/build' >/dev/null
-		cmake --build '$unpriv_work/build' -j $jobs >/dev/null
-		cd '$unpriv_work/build' && ctest --output-on-failure -j 1"
-fi
-
-if [ "$(id -u)" -eq 0 ]; then
-	echo "== the .deb: made by cpack, dpkg -i, run from /usr as root and unprivileged, dpkg -r"
-	sh ci/deb.sh "$here/build"
+		cmake -S '$unpriv_work' -B '$main_build' -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF >/dev/null
+		cmake --build '$main_build' -j $jobs >/dev/null"
+	leg "tests as unprivileged user $unpriv_user"
+	unpriv_sh "cd '$main_build' && ctest --output-on-failure -j $ctest_jobs"
+	leg "tests as $(id -un) (the same build)"
+	ctest_in "$main_build"
+	leg "the .deb: made by cpack, dpkg -i, run from /usr as root and unprivileged, dpkg -r"
+	sh ci/deb.sh "$main_build"
 else
+	leg "build"
+	build "$here" "$here/build" -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF
+	leg "tests as $(id -un)"
+	ctest_in "$here/build"
 	echo "== the .deb: not tested (dpkg -i needs root)"
 fi
 
-echo "== tests under ASan + UBSan"
-build_and_test "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
+leg "tests under ASan + UBSan"
+build "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
+SANDPROOF_CATALOGUE_JOBS1=0 ctest_in "$here/build-sanitize"
 
-echo "== the posix bring-up platform: portable tests"
+leg "the posix bring-up platform: portable tests"
 cmake -S "$here" -B "$here/build-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DSANDPROOF_PLATFORM=posix >/dev/null
 cmake --build "$here/build-posix" -j "$jobs" >/dev/null
-(cd "$here/build-posix" && ctest --output-on-failure -j 1 -L portable)
+ctest_in "$here/build-posix" -L portable
 
-echo "== the macos platform layer as the posix-sim: portable and macos-sim tests"
+leg "the macos platform layer as the posix-sim: portable and macos-sim tests"
 cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DSANDPROOF_PLATFORM=macos >/dev/null
 cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
-(cd "$here/build-macos-sim" && ctest --output-on-failure -j 1 -L portable)
+ctest_in "$here/build-macos-sim" -L portable
 simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
 # The backend's plumbing end to end (exit codes, output, stdin, signals,
 # the everyday commands with reads unrestricted and restricted: the canary
@@ -96,7 +123,7 @@ grep -q '^fail  *meta.seatbelt_hardlink_protected .*impact: escape' "$simout/esc
 	{ echo "posix-sim results not in posix-sim.sqlite" >&2; rm -rf "$simout"; exit 1; }
 rm -rf "$simout"
 
-echo "== the windows layer, cross-built by mingw-w64: its tests and smokes under Wine"
+leg "the windows layer, cross-built by mingw-w64: its tests and smokes under Wine"
 # Lua, sqlite and cJSON from Debian's source packages, the portable tests
 # (plan, path rules, compat layer, sandproof-ref.exe refusing to run under
 # Wine) as .exe under Wine; then the backend's plumbing (job objects, the
@@ -112,7 +139,8 @@ sh ci/cross-windows.sh "$here/build-windows"
 sh ci/wine-smoke.sh
 sh ci/probe-windows.sh --smoke "$here/build-probe-windows"
 
-echo "== bounded fuzz run"
+leg "bounded fuzz run"
 fuzz_status=0
-SANDPROOF_FUZZ_SECONDS=${SANDPROOF_FUZZ_SECONDS:-60} sh ci/fuzz.sh || fuzz_status=$?
+SANDPROOF_FUZZ_SECONDS=${SANDPROOF_FUZZ_SECONDS:-20} sh ci/fuzz.sh || fuzz_status=$?
 [ "$fuzz_status" -eq 0 ] || [ "$fuzz_status" -eq 77 ] || exit "$fuzz_status"
+leg "done: all passed in $(($(date +%s) - t_start)) s"
