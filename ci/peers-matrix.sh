@@ -6,11 +6,13 @@
 # sandproof-test (a copy of the tree under /var/tmp, as ci/test.sh does);
 # merge the databases into OUT/peers.sqlite (default ./sandproof-peers-out)
 # and regenerate the Matrix section of docs/RUNNERS.md from it.
-# Both runs go one after the other: the race scenarios' timing is the
-# machine's alone.  On 2 cores each takes about an hour, most of it srt's
-# hold sweeps (every path-resolving call of node, bash, bwrap and socat),
-# and for podman each of its seven sweeps about 2000 launches of 2 s: they
-# end at their timeout (10 min) as errors unless the machine is fast.
+# Both runs go one after the other, each `run --jobs N` (ci/jobs.sh:
+# SANDPROOF_JOBS, else twice the cores, at most 8; the scenarios that
+# declare `exclusive` alone, so the timed races' timing is the machine's).
+# Most of the time is the hold sweeps of srt and codex (every
+# path-resolving call of node, bash, bwrap and socat), and for podman each
+# of its seven sweeps about 2000 launches of 2 s: they end at their timeout
+# (10 min) as errors unless the machine is fast.
 # Exit status: 0 when every run completed - peers failing scenarios is the
 # finding, not an error; 1 when a run could not be made.
 set -eu
@@ -20,6 +22,7 @@ out=${1:-$here/sandproof-peers-out}
 runners=ref,bwrap,firejail,codex,srt,podman
 jobs=$(nproc 2>/dev/null || echo 2)
 cd "$here"
+pairs=$(sh ci/jobs.sh)
 sh ci/deps.sh
 sh ci/peers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSANDPROOF_ASAN=OFF -DSANDPROOF_UBSAN=OFF >/dev/null
@@ -30,7 +33,7 @@ rm -rf "${out:?}/$me"
 # podman's image and containers in a store of the run's own, removed after
 export SANDPROOF_PODMAN_STORE="$out/podman-store-$me"
 # sandproof run: 1 is "some result outside its expected set", which peers give
-./build/sandproof run --runner "$runners" --out "$out/$me" || [ $? -eq 1 ]
+./build/sandproof run --runner "$runners" --jobs "$pairs" --out "$out/$me" || [ $? -eq 1 ]
 rm -rf "$SANDPROOF_PODMAN_STORE"
 dbs="$out/$me/linux.sqlite"
 if [ "$(id -u)" -eq 0 ]; then
@@ -41,7 +44,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		cmake -S '$unpriv_work' -B '$unpriv_work/build' -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 		cmake --build '$unpriv_work/build' -j $jobs >/dev/null
 		SANDPROOF_PODMAN_STORE='$unpriv_work/podman-store' \
-			'$unpriv_work/build/sandproof' run --runner '$runners' --out '$unpriv_work/out' || [ \$? -eq 1 ]"
+			'$unpriv_work/build/sandproof' run --runner '$runners' --jobs $pairs --out '$unpriv_work/out' || [ \$? -eq 1 ]"
 	cp "$unpriv_work/out/linux.sqlite" "$out/$unpriv_user.sqlite"
 	dbs="$dbs $out/$unpriv_user.sqlite"
 fi

@@ -10,7 +10,8 @@
 #      dpkg -i, smoke and the fs area from /usr as root and unprivileged,
 #      removed with dpkg -r leaving nothing behind,
 #   2. under AddressSanitizer + UndefinedBehaviorSanitizer (the catalogue
-#      once, at --jobs N: the two legs above compare it with --jobs 1),
+#      against ref and none once, at --jobs N: the two legs above compare
+#      it with --jobs 1 and run the contract adapter's pass),
 #   3. the posix bring-up platform (-DSANDPROOF_PLATFORM=posix, build-posix):
 #      its portable tests (ctest label "portable"),
 #   4. the macos platform layer built on Linux, the posix-sim
@@ -87,7 +88,7 @@ fi
 
 leg "tests under ASan + UBSan"
 build "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
-SANDPROOF_CATALOGUE_JOBS1=0 ctest_in "$here/build-sanitize"
+SANDPROOF_CATALOGUE_JOBS1=0 SANDPROOF_CATALOGUE_CONTRACT=0 ctest_in "$here/build-sanitize"
 
 leg "the posix bring-up platform: portable tests"
 cmake -S "$here" -B "$here/build-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -128,8 +128,17 @@ return M
 EOT
 oracle_sc "$tmp/hon" honesty '"META-3"' "a blocked creation is reported" '"confined"' \
 	'{ seed = 1, policy = {}, ops = { { "mkdir", "agents" } } }'
-env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
-check 'grep -q "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log" && grep -q "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log"' "an unreported blocked creation is a reporting violation: $(grep fs.honesty "$tmp/hon.log" | head -c 400)"
+# The oracle sees the creation by the probe's "ok" for the mkdir; ref stops
+# the command as the name appears, and the probe's line is sometimes lost
+# with it (more often as root, whose fanotify monitor is faster): then
+# nothing shows the creation, and ref_mute is honestly "confined".  Ten
+# runs: ref confined in all, ref_mute a reporting violation in at least one,
+# and never anything else.
+env SANDPROOF_HARNESS_DIR="$tmp/h" SANDPROOF_SCENARIOS="$tmp/hon" "$sp" run --runner ref,ref_mute --repeat 10 --out "$tmp/hon-out" >"$tmp/hon.log" 2>&1
+nref=$(grep -c "^pass .*fs.honesty .* ref .*observed=confined" "$tmp/hon.log")
+nmute=$(grep -c "^fail .*fs.honesty .* ref_mute .*observed=reporting: mkdir of agents undone without a protected_create denial" "$tmp/hon.log")
+nquiet=$(grep -c "^pass .*fs.honesty .* ref_mute .*observed=confined" "$tmp/hon.log")
+check '[ "$nref" -eq 10 ] && [ "$nmute" -ge 1 ] && [ $((nmute + nquiet)) -eq 10 ]' "an unreported blocked creation is a reporting violation: ref confined $nref of 10, ref_mute flagged $nmute (no creation seen: $nquiet): $(grep -E '^[a-z]+ +fs.honesty ' "$tmp/hon.log" | awk '{print $1, $3, $4}' | sort | uniq -c | tr '\n' ';' | head -c 400)"
 
 # syscall denials (PRIV-3, OUT-5): an EPERM refusal with no denial of its
 # call (ref_mute), and denials of what no op did (ref_phantom adds an

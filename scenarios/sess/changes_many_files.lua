@@ -35,9 +35,9 @@ return scenario {
     if made ~= N then return "not_created:" .. made end
     local ch = o.changes
     if type(ch) ~= "table" or type(ch.entries) ~= "table" then return "no_changes" end
-    t:note("note", string.format("changes: created %s, listed %d, dropped %s, truncated %s; peak RSS %s KiB (running true: %s KiB)",
+    t:note("note", string.format("changes: created %s, listed %d, dropped %s, truncated %s, fallback %s; peak RSS %s KiB (running true: %s KiB)",
       tostring(ch.created), #ch.entries, tostring(ch.dropped), tostring(ch.truncated),
-      tostring(r.maxrss_kib), tostring(base.maxrss_kib)))
+      type(ch.fallback) == "string" and ch.fallback or "none", tostring(r.maxrss_kib), tostring(base.maxrss_kib)))
     for _, e in ipairs(ch.entries) do
       if e.path:sub(1, #t.ws + 1) ~= t.ws .. "/" then return "outside_listed" end
     end

@@ -36,18 +36,33 @@ int fw_fid_at(int dfd, const char *name, const void *fsid, unsigned char *fid)
 
 /* ------------------------------------------------------------ the events */
 
-/* An event's handle as an interned object (fsid, type, handle bytes). */
-static uint32_t fw_event_obj(struct platform_watch *w, const struct fanotify_event_info_fid *f)
+/* An event's handle in the tables' form (fsid, type, handle bytes) into
+ * fid; its length, or 0 when too long. */
+static uint32_t fw_event_fid(const struct fanotify_event_info_fid *f, unsigned char *fid)
 {
 	const struct file_handle *h = (const void *)f->handle;
-	unsigned char fid[FW_FID_MAX];
 
 	if (h->handle_bytes > 128)
-		return FW_NONE;
+		return 0;
 	memcpy(fid, &f->fsid, 8);
 	memcpy(fid + 8, &h->handle_type, 4);
 	memcpy(fid + 12, h->f_handle, h->handle_bytes);
-	return fw_obj_get(w, fid, 12 + h->handle_bytes, true);
+	return 12 + h->handle_bytes;
+}
+
+/* An event's handle as an interned object, added when add. */
+static uint32_t fw_event_obj_(struct platform_watch *w, const struct fanotify_event_info_fid *f,
+			      bool add)
+{
+	unsigned char fid[FW_FID_MAX];
+	uint32_t len = fw_event_fid(f, fid);
+
+	return len ? fw_obj_get(w, fid, len, add) : FW_NONE;
+}
+
+static uint32_t fw_event_obj(struct platform_watch *w, const struct fanotify_event_info_fid *f)
+{
+	return fw_event_obj_(w, f, true);
 }
 
 static const char *fw_event_name(const struct fanotify_event_info_fid *f)
@@ -60,10 +75,15 @@ static const char *fw_event_name(const struct fanotify_event_info_fid *f)
 /* Privileged: is the directory obj (dfid) under a write root?  Its handle
  * opened through the root's mount, its path compared; a handle that no
  * longer opens (a directory since deleted) counts as inside.  Asked only
- * once the tables fill (w->filtering: a filesystem mark sees the whole
- * host's file system): until then every event is kept and finish looks only
- * where the roots lead, so a short run makes no path lookup of its own
- * while its command runs. */
+ * once FW_FILTER_AFTER objects or names are kept (w->filtering: a
+ * filesystem mark sees the whole host's file system): until then every
+ * event is kept and finish looks only where the roots lead, so a short run
+ * makes no path lookup of its own while its command runs.  Early, not when
+ * the tables are nearly full: a directory of another process's tree is
+ * judged while it still exists; judged only after that tree was deleted (a
+ * workspace removed beside a run of 100 000 files: seen under run --jobs),
+ * it counted as inside and its deletions filled the bounds, so the report
+ * came back truncated. */
 static bool fw_inside(struct platform_watch *w, uint32_t obj)
 {
 	struct fw_obj *o = &w->objs[obj];
@@ -77,7 +97,7 @@ static bool fw_inside(struct platform_watch *w, uint32_t obj)
 
 	if (!w->privileged || o->inside)
 		return o->inside != 2;
-	if (!w->filtering && w->n_slots < FW_SLOTS_MAX / 4 && w->n_objs < FW_OBJS_MAX / 4)
+	if (!w->filtering && w->n_slots < FW_FILTER_AFTER && w->n_objs < FW_FILTER_AFTER)
 		return true; /* kept, not judged */
 	w->filtering = true;
 	o->inside = 1;
@@ -166,6 +186,64 @@ static void fw_rename(struct platform_watch *w, const struct fanotify_event_meta
 	fw_recent_push(w, m->pid, s2, first);
 }
 
+/* Privileged: are events of other directories than the roots' dropped
+ * (or about to be: fw_inside)? */
+static bool fw_filtering(const struct platform_watch *w)
+{
+	return w->privileged && (w->filtering || w->n_slots >= FW_FILTER_AFTER ||
+				 w->n_objs >= FW_FILTER_AFTER);
+}
+
+static bool fw_rename_pending(const struct platform_watch *w, int32_t pid)
+{
+	for (unsigned i = 0; i < 32; i++)
+		if (w->recent[i].pid == pid && pid != 0)
+			return true;
+	return false;
+}
+
+/* An event with no name: a link count changed (link, unlink of one of
+ * several names, or the object a rename replaced).  Once filtering, an
+ * object not yet known waits in the limbo for the named event of the same
+ * process (struct fw_limbo), unless it follows that process's rename into
+ * a root (then it is the object the rename replaced). */
+static void fw_nameless(struct platform_watch *w, const struct fanotify_event_metadata *m,
+			const struct fanotify_event_info_fid *fid)
+{
+	bool add = !fw_filtering(w) || fw_rename_pending(w, m->pid);
+	uint32_t obj = fw_event_obj_(w, fid, add);
+
+	if (obj == FW_NONE && !add) {
+		struct fw_limbo *l = &w->limbo[w->n_limbo++ % FW_LIMBO];
+
+		l->len = (uint8_t)fw_event_fid(fid, l->fid);
+		l->pid = l->len ? m->pid : 0;
+		return;
+	}
+	if (obj == FW_NONE)
+		return;
+	w->objs[obj].flags |= FW_LINKS | (m->mask & FAN_MODIFY ? FW_TOUCHED : 0);
+	if (m->mask & FAN_ATTRIB)
+		fw_replaced(w, m->pid, obj);
+}
+
+/* The named event of obj by pid, its directory inside a root: a link-count
+ * event of the same object held in the limbo is applied now. */
+static void fw_limbo_take(struct platform_watch *w, int32_t pid, uint32_t obj)
+{
+	const struct fw_obj *o = &w->objs[obj];
+
+	for (unsigned i = 0; i < FW_LIMBO; i++) {
+		struct fw_limbo *l = &w->limbo[i];
+
+		if (l->pid == pid && l->len == o->fid_len &&
+		    !memcmp(l->fid, w->arena + o->fid_off, l->len)) {
+			w->objs[obj].flags |= FW_LINKS;
+			l->pid = 0;
+		}
+	}
+}
+
 /* An event naming an entry of a directory (or the directory itself, ".");
  * a merged one expanded in the order one object allows. */
 static void fw_named(struct platform_watch *w, const struct fanotify_event_metadata *m,
@@ -188,6 +266,7 @@ static void fw_named(struct platform_watch *w, const struct fanotify_event_metad
 		fw_lose(w, "an event without the object's handle (%s)", name);
 		return;
 	}
+	fw_limbo_take(w, m->pid, obj);
 	if ((s = fw_slot_get(w, dir, name, true)) == FW_NONE)
 		return;
 	w->objs[obj].flags |= (k & FAN_ONDIR ? FW_ISDIR : 0) |
@@ -207,7 +286,6 @@ static void fw_event(struct platform_watch *w, const struct fanotify_event_metad
 		     const char *ev)
 {
 	const struct fanotify_event_info_fid *dfid = NULL, *from = NULL, *to = NULL, *fid = NULL;
-	uint32_t obj = FW_NONE;
 
 	if (m->mask & FAN_Q_OVERFLOW) {
 		fw_lose(w, "the event queue overflowed: changes after it were not seen");
@@ -235,12 +313,8 @@ static void fw_event(struct platform_watch *w, const struct fanotify_event_metad
 		fw_rename(w, m, from, to, fid);
 		return;
 	}
-	if (!dfid && fid && (obj = fw_event_obj(w, fid)) != FW_NONE) {
-		/* no name: a link count changed (link, unlink of one of several
-		 * names, or the object a rename replaced) */
-		w->objs[obj].flags |= FW_LINKS | (m->mask & FAN_MODIFY ? FW_TOUCHED : 0);
-		if (m->mask & FAN_ATTRIB)
-			fw_replaced(w, m->pid, obj);
+	if (!dfid && fid) {
+		fw_nameless(w, m, fid);
 		return;
 	}
 	fw_recent_forget(w, m->pid);

@@ -68,6 +68,8 @@
 #define FW_DIRS_MAX 65536u          /* directories marked (unprivileged), or with events */
 #define FW_T0_MAX 131072u           /* start listing entries (unprivileged), the walk's */
 #define FW_ROOTS_MAX 64u
+#define FW_FILTER_AFTER 4096u       /* privileged: objects or names kept before
+				       directories are judged (fw_inside) */
 
 /* object flags */
 #define FW_TOUCHED 0x01u    /* written or attributes changed (by name or fd) */
@@ -123,6 +125,21 @@ struct fw_root {
 	uint32_t obj;               /* its handle */
 };
 
+#define FW_FID_MAX (8 + 4 + 128)   /* an object's fsid, handle type and bytes */
+#define FW_LIMBO 8u
+
+/* Privileged, once filtering: a link-count event (no name) of an object not
+ * known yet.  The kernel sends it just before the named event of the same
+ * link or unlink by the same process, which says whether the directory is
+ * inside a root; held here until then, never interned (a filesystem mark
+ * sees every unlink on the host's file system: interned, another process
+ * deleting a tree filled the tables). */
+struct fw_limbo {
+	int32_t pid;                /* 0: free */
+	uint8_t len;
+	unsigned char fid[FW_FID_MAX];
+};
+
 struct fw_rename {                  /* recent renames, for overwrites */
 	int32_t pid;
 	uint32_t slot;
@@ -152,6 +169,8 @@ struct platform_watch {
 	uint32_t arena_len, arena_cap;
 	struct fw_rename recent[32];
 	unsigned n_recent;
+	struct fw_limbo limbo[FW_LIMBO];
+	unsigned n_limbo;
 	/* what makes the result incomplete (first reason kept) */
 	bool lost;
 	char lost_why[160];
@@ -182,7 +201,6 @@ static inline const char *fw_name(const struct platform_watch *w, uint32_t off)
 void fw_drain(struct platform_watch *w);
 /* The handle of name in dfd (name "" : dfd itself) in fanotify's form, into
  * fid (FW_FID_MAX bytes); its length, or -errno. */
-#define FW_FID_MAX (8 + 4 + 128)
 int fw_fid_at(int dfd, const char *name, const void *fsid, unsigned char *fid);
 
 /* fanwatch_diff.c: finish's comparison. */
