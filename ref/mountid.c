@@ -42,7 +42,9 @@ int mountid_fd(int fd, uint64_t *id)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) < 0)
+	/* AT_FDCWD (runtime_remove_tree's dfd) is the working directory, which
+	 * fstat does not take: EBADF left every tree removal undone here */
+	if ((fd == AT_FDCWD ? stat(".", &st) : fstat(fd, &st)) < 0)
 		return -errno;
 	*id = (uint64_t)st.st_dev;
 	return 0;
