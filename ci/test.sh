@@ -90,41 +90,46 @@ leg "tests under ASan + UBSan"
 build "$here" "$here/build-sanitize" -DSANDPROOF_ASAN=ON -DSANDPROOF_UBSAN=ON
 SANDPROOF_CATALOGUE_JOBS1=0 SANDPROOF_CATALOGUE_CONTRACT=0 ctest_in "$here/build-sanitize"
 
-leg "the posix bring-up platform: portable tests"
-cmake -S "$here" -B "$here/build-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DSANDPROOF_PLATFORM=posix >/dev/null
-cmake --build "$here/build-posix" -j "$jobs" >/dev/null
-ctest_in "$here/build-posix" -L portable
+# The other platforms' layers and the fuzz run: builds and tests with
+# nothing timed against the machine's load (no race, no sandbox of this
+# host's), so the four legs run side by side, each into its own log,
+# printed in order as it ended with its wall time; any leg failing fails.
+leg_posix() {
+	cmake -S "$here" -B "$here/build-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DSANDPROOF_PLATFORM=posix >/dev/null
+	cmake --build "$here/build-posix" -j "$jobs" >/dev/null
+	ctest_in "$here/build-posix" -L portable
+}
 
-leg "the macos platform layer as the posix-sim: portable and macos-sim tests"
-cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DSANDPROOF_PLATFORM=macos >/dev/null
-cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
-ctest_in "$here/build-macos-sim" -L portable
-simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
-# The backend's plumbing end to end (exit codes, output, stdin, signals,
-# the everyday commands with reads unrestricted and restricted: the canary
-# and the restricted profile's argv), judged by the macOS expectations:
-# these pass through a launcher that confines nothing.
-for s in proc.env_exact proc.exit_code_exact proc.exit_127_not_notfound proc.output_binary_lossless \
-	proc.output_truncated proc.stdin_delivered proc.signal_propagates proc.cancel_signals \
-	'proc.everyday_*'; do
-	"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" --filter "$s" \
-		>"$simout/plumbing.log" || { cat "$simout/plumbing.log"; rm -rf "$simout"; exit 1; }
-done
-# A macOS-only scenario must FAIL there: the sim's sandbox-exec confines
-# nothing, and a hard link giving .git/config a writable name is an escape.
-"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" \
-	--filter meta.seatbelt_hardlink_protected >"$simout/escape.log" || true
-grep -q '^fail  *meta.seatbelt_hardlink_protected .*impact: escape' "$simout/escape.log" ||
-	{ cat "$simout/escape.log"; echo "the unconfined sim did not fail a macOS-only scenario" >&2
-	  rm -rf "$simout"; exit 1; }
-# A simulation is never recorded as macOS.
-[ -f "$simout/posix-sim.sqlite" ] && [ ! -e "$simout/macos.sqlite" ] ||
-	{ echo "posix-sim results not in posix-sim.sqlite" >&2; rm -rf "$simout"; exit 1; }
-rm -rf "$simout"
+leg_macos_sim() {
+	cmake -S "$here" -B "$here/build-macos-sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DSANDPROOF_PLATFORM=macos >/dev/null
+	cmake --build "$here/build-macos-sim" -j "$jobs" >/dev/null
+	ctest_in "$here/build-macos-sim" -L portable
+	simout=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-sim.XXXXXX")
+	# The backend's plumbing end to end (exit codes, output, stdin, signals,
+	# the everyday commands with reads unrestricted and restricted: the
+	# canary and the restricted profile's argv), judged by the macOS
+	# expectations: these pass through a launcher that confines nothing.
+	for s in proc.env_exact proc.exit_code_exact proc.exit_127_not_notfound \
+		proc.output_binary_lossless proc.output_truncated proc.stdin_delivered \
+		proc.signal_propagates proc.cancel_signals 'proc.everyday_*'; do
+		"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" --filter "$s" \
+			>"$simout/plumbing.log" || { cat "$simout/plumbing.log"; rm -rf "$simout"; return 1; }
+	done
+	# A macOS-only scenario must FAIL there: the sim's sandbox-exec confines
+	# nothing, and a hard link giving .git/config a writable name is an escape.
+	"$here/build-macos-sim/sandproof" run --runner ref --out "$simout" \
+		--filter meta.seatbelt_hardlink_protected >"$simout/escape.log" || true
+	grep -q '^fail  *meta.seatbelt_hardlink_protected .*impact: escape' "$simout/escape.log" ||
+		{ cat "$simout/escape.log"; echo "the unconfined sim did not fail a macOS-only scenario"
+		  rm -rf "$simout"; return 1; }
+	# A simulation is never recorded as macOS.
+	[ -f "$simout/posix-sim.sqlite" ] && [ ! -e "$simout/macos.sqlite" ] ||
+		{ echo "posix-sim results not in posix-sim.sqlite"; rm -rf "$simout"; return 1; }
+	rm -rf "$simout"
+}
 
-leg "the windows layer, cross-built by mingw-w64: its tests and smokes under Wine"
 # Lua, sqlite and cJSON from Debian's source packages, the portable tests
 # (plan, path rules, compat layer, sandproof-ref.exe refusing to run under
 # Wine) as .exe under Wine; then the backend's plumbing (job objects, the
@@ -132,16 +137,42 @@ leg "the windows layer, cross-built by mingw-w64: its tests and smokes under Win
 # plumbing only, never Windows: nothing here is recorded as windows.
 # The scripts below skip (exit 0) without wine, for a developer's machine;
 # here its absence is a failure, never a leg skipped and counted as passed.
-command -v wine >/dev/null 2>&1 && command -v wineserver >/dev/null 2>&1 || {
-	echo "ci/test.sh: wine is missing after ci/deps.sh (Debian: wine, wine64): the Wine legs cannot run" >&2
-	exit 1
+leg_windows() {
+	command -v wine >/dev/null 2>&1 && command -v wineserver >/dev/null 2>&1 || {
+		echo "ci/test.sh: wine is missing after ci/deps.sh (Debian: wine, wine64): the Wine legs cannot run"
+		return 1
+	}
+	sh ci/cross-windows.sh "$here/build-windows" &&
+		sh ci/wine-smoke.sh &&
+		sh ci/probe-windows.sh --smoke "$here/build-probe-windows"
 }
-sh ci/cross-windows.sh "$here/build-windows"
-sh ci/wine-smoke.sh
-sh ci/probe-windows.sh --smoke "$here/build-probe-windows"
 
-leg "bounded fuzz run"
-fuzz_status=0
-SANDPROOF_FUZZ_SECONDS=${SANDPROOF_FUZZ_SECONDS:-20} sh ci/fuzz.sh || fuzz_status=$?
-[ "$fuzz_status" -eq 0 ] || [ "$fuzz_status" -eq 77 ] || exit "$fuzz_status"
+leg_fuzz() {
+	fuzz_status=0
+	SANDPROOF_FUZZ_SECONDS=${SANDPROOF_FUZZ_SECONDS:-20} sh ci/fuzz.sh || fuzz_status=$?
+	[ "$fuzz_status" -eq 0 ] || [ "$fuzz_status" -eq 77 ]
+}
+
+leg "side by side: the posix bring-up platform's portable tests; the macos layer as the posix-sim (portable and macos-sim tests); the windows layer cross-built by mingw-w64 (its tests and smokes under Wine); the bounded fuzz run"
+side=$(mktemp -d "${TMPDIR:-/tmp}/sandproof-legs.XXXXXX")
+for l in posix macos_sim windows fuzz; do
+	(
+		t0=$(date +%s)
+		set +e
+		# errexit inside the leg (its own subshell, not a condition)
+		(set -e; "leg_$l") >"$side/$l.log" 2>&1
+		rc=$?
+		echo "$rc $(($(date +%s) - t0))" >"$side/$l.rc"
+	) &
+done
+wait
+failed=
+for l in posix macos_sim windows fuzz; do
+	read -r rc secs <"$side/$l.rc" || { rc=1 secs=?; }
+	echo "-- $l: exit $rc, $secs s"
+	cat "$side/$l.log"
+	[ "$rc" -eq 0 ] || failed="$failed $l"
+done
+rm -rf "$side"
+[ -z "$failed" ] || { echo "ci/test.sh: failed:$failed" >&2; exit 1; }
 leg "done: all passed in $(($(date +%s) - t_start)) s"

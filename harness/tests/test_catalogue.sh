@@ -8,12 +8,9 @@
 #     fail proves nothing); only files that say `unconfined_passes = true`
 #     may pass, and RT scenarios are unsupported by none;
 #   - the pass above is one `run --jobs N` (N is ci/run-suite.sh's,
-#     ci/jobs.sh), as the main job runs it; it gives the verdicts of
-#     `--jobs 1`: none's (scenario, verdict, impact class) set over the whole
-#     catalogue equals that of a `--jobs 1` run made in this same test (same
-#     build, host, user and minute: a committed baseline would go stale with
-#     every scenario changed and differs by host and user, skips above all);
-#     ref's are all pass, as checked;
+#     ci/jobs.sh), as the main job runs it; test_catalogue_jobs1.sh
+#     compares none's verdicts in it with a --jobs 1 run (its database is
+#     kept for that: SANDPROOF_CATALOGUE_KEEP);
 #   - a harness SIGKILLed mid-run leaves an intact database holding every
 #     result it printed before the kill;
 #   - no scenario reads a probe result by a constant position (r.probe[3]);
@@ -59,10 +56,9 @@ check '[ -z "$unknown" ]' "every control names a scenario of the catalogue${unkn
 
 # One pass of the catalogue against ref, none and sandproof-ref through the
 # contract adapter, --jobs N as the main job runs it; the checks below read
-# its database.  SANDPROOF_CATALOGUE_JOBS1=0 (ci/test.sh's sanitizer leg:
-# the root and unprivileged legs compare) leaves out the --jobs 1 pass.
-# SANDPROOF_CATALOGUE_CONTRACT=0 (the sanitizer leg too) leaves out the
-# contract adapter's pass.
+# its database.  SANDPROOF_CATALOGUE_CONTRACT=0 (ci/test.sh's sanitizer
+# leg: the root and unprivileged legs run it) leaves out the contract
+# adapter's pass.
 ref=$(dirname "$sp")/sandproof-ref
 jobs=$(sh "$src/ci/jobs.sh")
 runners="ref,none,contract:$ref"
@@ -117,22 +113,12 @@ for id in $(q "select scenario_id from result where runner='none'"); do
 	esac
 done
 
-# --jobs N against --jobs 1: none's verdicts of the run above are those of
-# a --jobs 1 run made now (the control: its failing outcomes and their
-# impact classes are the verdict set that can move; ref's are all pass,
-# checked above).
-if [ "${SANDPROOF_CATALOGUE_JOBS1:-1}" = 0 ]; then
-	n=$((n + 1)); pass=$((pass + 1))
-	echo "ok $n - --jobs $jobs against --jobs 1 # SKIP SANDPROOF_CATALOGUE_JOBS1=0 (compared in the root and unprivileged legs)"
-else
-	"$sp" run --runner none --out "$out/j" >"$out/j.log" 2>&1
-	jstatus=$?
-	verdicts() { sqlite3 "$1" "select scenario_id, runner, verdict, coalesce(impact, '-') from result where runner = 'none' order by 1, 2"; }
-	verdicts "$db" >"$out/vj"
-	verdicts "$out/j/linux.sqlite" >"$out/v1"
-	diff "$out/v1" "$out/vj" >"$out/vdiff"
-	check '[ -s "$out/v1" ] && [ ! -s "$out/vdiff" ] && [ "$jstatus" -eq "$status" ]' \
-		"--jobs $jobs: none's verdicts of --jobs 1 over $(wc -l <"$out/v1") scenarios (exit $jstatus)$(sed 's/^/ /' "$out/vdiff" | tr '\n' ';' | head -c 600)"
+# Its database, for test_catalogue_jobs1 (none's verdicts at --jobs 1
+# against these), when ctest asks: SANDPROOF_CATALOGUE_KEEP=FILE.
+if [ -n "${SANDPROOF_CATALOGUE_KEEP:-}" ]; then
+	rm -f "$SANDPROOF_CATALOGUE_KEEP"
+	cp "$db" "$SANDPROOF_CATALOGUE_KEEP.part" && mv "$SANDPROOF_CATALOGUE_KEEP.part" "$SANDPROOF_CATALOGUE_KEEP"
+	echo "$status" >"$SANDPROOF_CATALOGUE_KEEP.status"
 fi
 
 # The contract adapter over sandproof-ref: the verdict of every scenario is

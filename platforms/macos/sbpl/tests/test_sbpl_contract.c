@@ -1,6 +1,6 @@
 /* test_sbpl_contract.c - the contract, asked of every generated profile.
  *
- *   test_sbpl_contract [--min N] [--fold norm|case] PATH...
+ *   test_sbpl_contract [--min N] [--fold norm|case] [--shard K/N] PATH...
  *
  * Every *.json under each PATH (a directory, or one file) is a request, as
  * sandproof-ref would read it.  Each one request_parse accepts has its
@@ -693,8 +693,13 @@ static void q_controls(struct chk *c, const struct ctx *x)
 
 /* ---- one request ---------------------------------------------------------- */
 
+/* --shard K/N: of the distinct requests, in the order read, this run
+ * checks those whose index is K modulo N (ctest runs the N shards side by
+ * side; every shard reads and counts them all). */
+static long shard_k, shard_n = 1;
+
 struct tally {
-	long files, refused_parse, refused_gen, profiled, distinct;
+	long files, refused_parse, refused_gen, profiled, distinct, checked;
 	char **seen;
 	size_t n_seen;
 };
@@ -794,8 +799,8 @@ static void check_file(struct tally *t, const char *path)
 		printf("# %s: the generator refuses it (fail closed): %s\n", path, gerr);
 	} else {
 		t->profiled++;
-		if (!seen_before(t, text)) {
-			t->distinct++;
+		if (!seen_before(t, text) && t->distinct++ % shard_n == shard_k) {
+			t->checked++;
 			check_profile(path, &r, o.temp_dir, &p);
 		}
 		sbpl_profile_free(&p);
@@ -850,13 +855,18 @@ int main(int argc, char **argv)
 			fold = NAMEFOLD_NORM;
 		} else if (!strcmp(argv[k], "--fold") && !strcmp(argv[k + 1], "case")) {
 			fold = NAMEFOLD_CASE;
+		} else if (!strcmp(argv[k], "--shard") &&
+			   sscanf(argv[k + 1], "%ld/%ld", &shard_k, &shard_n) == 2 && shard_n > 0 &&
+			   shard_k >= 0 && shard_k < shard_n) {
+			continue;
 		} else {
 			k = argc;
 			break;
 		}
 	}
 	if (k >= argc) {
-		fprintf(stderr, "usage: test_sbpl_contract [--min N] [--fold norm|case] PATH...\n");
+		fprintf(stderr, "usage: test_sbpl_contract [--min N] [--fold norm|case] [--shard K/N] "
+			"PATH...\n");
 		return 2;
 	}
 	if (fold && namefold_index_new(fold, &fold_ix) < 0)
@@ -864,12 +874,14 @@ int main(int argc, char **argv)
 	for (; k < argc; k++)
 		check_path(&t, argv[k]);
 	printf("# %ld files: %ld refused by request_parse, %ld by the generator, %ld profiles "
-	       "(%ld distinct requests checked), %ld answers\n", t.files, t.refused_parse,
-	       t.refused_gen, t.profiled, t.distinct, total_asked);
+	       "(%ld distinct requests, %ld checked by shard %ld/%ld), %ld answers\n", t.files,
+	       t.refused_parse, t.refused_gen, t.profiled, t.distinct, t.checked, shard_k, shard_n,
+	       total_asked);
 	t_ok(total_controls > 0, "positive controls were asked (%ld): a deny-everything profile fails",
 	     total_controls);
-	t_ok(t.distinct >= min, "at least %ld distinct requests got a profile and were checked (%ld)",
-	     min, t.distinct);
+	t_ok(t.distinct >= min && t.checked >= t.distinct / shard_n,
+	     "at least %ld distinct requests got a profile (%ld), this shard's share checked (%ld)",
+	     min, t.distinct, t.checked);
 	if (fold)
 		t_ok(total_variants > 0, "other spellings of the guarded names were asked (%ld)",
 		     total_variants);
