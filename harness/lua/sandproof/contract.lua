@@ -235,6 +235,11 @@ local function session(a, t, o)
       return c:read_line(wait_ms)
     end,
     rss_kib = function() return c:rss_kib() end,
+    post = function(line) return c:send(line .. "\n") end,
+    hangup = function(wait_ms)
+      c:close_stdin()
+      return c:wait(wait_ms) ~= nil
+    end,
     close = function()
       -- stdin's end stops every session; SIGKILL only past 30 s
       c:close_stdin()

@@ -7,6 +7,7 @@
 --   local r = srv:start { command = {...}, tty = false, yield_ms = 500 }   -- a t:sandbox spec + tty, yield_ms
 --   r = srv:continue { session = r.session, input = "x\n", eof = false, interrupt = false, yield_ms = 100 }
 --   srv:stop(id), srv:stop_all(), srv:list(), srv:raw(line), srv:rss_kib(), srv:close()
+--   srv:post(msg), srv:hangup(wait_ms)   -- a call left waiting, then the caller gone
 --
 -- Every call returns the response line decoded (a session state, or
 -- { error = "..." }); `output` is decoded to bytes when the server sent it
@@ -123,6 +124,22 @@ function S:server_pid() return self.b.server_pid and self.b.server_pid() end
 -- The server's resident size now, as the host sees it (KiB), or nil.
 function S:rss_kib() return self.b.rss_kib() end
 function S:close() if self.b then self.b.close(); self.b = nil end end
+-- The caller going away (SESS-8): post(msg) sends one request line and
+-- leaves its response unread, so the call stays waiting in the server;
+-- hangup(wait_ms) then closes the server's stdin and waits up to wait_ms
+-- for it to exit: exited (boolean) and the milliseconds waited.  After a
+-- post only hangup and close are meaningful.  nil, reason where the runner
+-- has no server process to hang up on (none: the harness is its server).
+function S:post(msg)
+  if not self.b.post then return nil, "no session server process" end
+  return self.b.post(sp.json_encode(msg))
+end
+function S:hangup(wait_ms)
+  if not self.b.hangup then return nil, "no session server process" end
+  local t0 = sp.now_ms()
+  local exited = self.b.hangup(wait_ms or 5000)
+  return exited, sp.now_ms() - t0
+end
 
 -- context.finish: every server still open is closed (its sessions stopped).
 function M.finish(t)
