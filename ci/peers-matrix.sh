@@ -15,8 +15,10 @@
 # (10 min) as errors unless the machine is fast.
 # SANDPROOF_MATRIX_SWEEPS=0 leaves out the hold and fault sweeps
 # (swap.*_held, setup.fault_sweep: the catalogue in four --filter runs
-# into one database), which the matrix then counts as "not run": hours
-# for the slow peers, minutes without them.
+# into one database): hours for the slow peers, minutes without them.
+# Left out for every runner they are absent from the matrix; a runner left
+# without them when others have them (a sweep run apart and merged) is
+# counted "not run".
 # Exit status: 0 when every run completed - peers failing scenarios is the
 # finding, not an error; 1 when a run could not be made.
 set -eu
